@@ -1,0 +1,68 @@
+# gpudirect.gcp: the two commands are `make demo` and `make test`.
+# Each one installs what it needs: Debian packages (apt-get, only when a
+# command is missing) and a Python virtualenv in .venv.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV ?= $(CURDIR)/.venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+NODES ?= 2
+FAMILY ?= a3-mega
+export PATH := $(BIN):$(PATH)
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+
+.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build docs bench clean
+
+help:
+	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY))"
+	@echo "make demo-down  remove everything the sandbox made"
+	@echo "make test       lint, sanity, unit, integration and Molecule tests"
+	@echo "make bench      inventory benchmark (prints figures and ratios)"
+
+system-deps:
+	@scripts/install-system-deps.sh
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -U pip
+	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+deps: system-deps venv
+
+test: deps
+	@scripts/run-tests.sh
+
+lint: venv
+	@scripts/run-tests.sh lint
+
+sanity: venv
+	@scripts/run-tests.sh sanity
+
+units: venv
+	@scripts/run-tests.sh units
+
+integration: deps
+	@scripts/run-tests.sh integration
+
+molecule: deps
+	@scripts/run-tests.sh molecule
+
+build: venv
+	@scripts/build-collection.sh
+
+demo: deps
+	@scripts/demo.sh up $(NODES) $(FAMILY)
+
+demo-down: venv
+	@scripts/demo.sh down
+
+bench: deps
+	@scripts/run-benchmarks.sh
+
+clean:
+	rm -rf build .cache tests/output

@@ -1,0 +1,47 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters that give plays the machine-family table (plugins/module_utils/families.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+
+
+def family_profile(name):
+    try:
+        return families.get_family(name)
+    except families.FamilyError as exc:
+        raise AnsibleFilterError("family_profile: %s" % exc)
+
+
+def family_for_machine_type(machine_type):
+    return families.family_for_machine_type(machine_type)
+
+
+def nccl_env(family, control_ifaces, gpu_ifaces, overrides=None, allow=None, plugin_dir=None):
+    if family not in families.FAMILIES:
+        raise AnsibleFilterError("nccl_env: unknown GPU family %r; known: %s"
+                                 % (family, ", ".join(families.family_names())))
+    env, problems = families.render_nccl_env(family, list(control_ifaces or []), list(gpu_ifaces or []),
+                                             overrides=overrides, allow=allow, plugin_dir=plugin_dir)
+    return {"env": env, "problems": problems}
+
+
+def version_pair_error(family, plugin_version, rxdm_version):
+    if family not in families.FAMILIES:
+        raise AnsibleFilterError("version_pair_error: unknown GPU family %r" % (family,))
+    return families.check_versions(family, plugin_version, rxdm_version) or ""
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "family_profile": family_profile,
+            "family_for_machine_type": family_for_machine_type,
+            "nccl_env": nccl_env,
+            "version_pair_error": version_pair_error,
+        }

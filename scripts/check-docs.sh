@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Renders the documentation of every plugin and module of the installed
+# collection with ansible-doc; fails when one does not render.
+set -euo pipefail
+installed="$1"
+export ANSIBLE_COLLECTIONS_PATH="$installed"
+coll="$installed/ansible_collections/gpudirect/gcp"
+fail=0
+for kind in modules inventory lookup filter; do
+  dir="$coll/plugins/$kind"
+  [ -d "$dir" ] || continue
+  type=${kind%s}
+  # filters are documented one per *.yml file; other plugins in their *.py
+  ext=py
+  [ "$kind" = filter ] && ext=yml
+  for f in "$dir"/*."$ext"; do
+    [ -e "$f" ] || continue
+    name=$(basename "${f%.*}")
+    [ "$name" = __init__ ] && continue
+    if ansible-doc -t "$type" "gpudirect.gcp.$name" >/dev/null 2>"$installed/doc-err.txt"; then
+      echo "ansible-doc -t $type gpudirect.gcp.$name: ok"
+    else
+      echo "ansible-doc -t $type gpudirect.gcp.$name: FAILED: $(head -c 400 "$installed/doc-err.txt")"
+      fail=1
+    fi
+  done
+done
+for role in "$coll"/roles/*/; do
+  name=$(basename "$role")
+  [[ $name == _* ]] && continue
+  if ansible-doc -t role "gpudirect.gcp.$name" >/dev/null 2>"$installed/doc-err.txt"; then
+    echo "ansible-doc -t role gpudirect.gcp.$name: ok"
+  else
+    echo "ansible-doc -t role gpudirect.gcp.$name: FAILED: $(head -c 400 "$installed/doc-err.txt")"; fail=1
+  fi
+done
+exit $fail

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the sandbox and the tests need, only when missing.
+set -euo pipefail
+
+declare -A want=(
+  [podman]=podman
+  [runc]=runc
+  [debootstrap]=debootstrap
+  [docker-registry]=docker-registry
+  [ssh]=openssh-client
+  [ssh-keygen]=openssh-client
+  [mpirun]=openmpi-bin
+  [rsync]=rsync
+  [ip]=iproute2
+  [ping]=iputils-ping
+  [git]=git
+  [openssl]=openssl
+)
+missing=()
+for cmd in "${!want[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "$cmd" >/dev/null 2>&1 || missing+=("${want[$cmd]}")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+mapfile -t pkgs < <(printf '%s\n' "${missing[@]}" | sort -u)
+echo "installing Debian packages: ${pkgs[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "error: missing packages (${pkgs[*]}) and not root: install them with apt-get" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The whole test suite, stage by stage.  `make test` runs every stage;
+# `scripts/run-tests.sh <stage>...` runs some.  Every stage runs even when an
+# earlier one failed, and the script exits non-zero if any did.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+export PATH="$root/.venv/bin:$PATH"
+export ANSIBLE_CONFIG="$root/ansible.cfg"
+export ANSIBLE_NOCOLOR=1 PY_COLORS=0
+"$root/scripts/link-collection.sh"
+
+stages=("$@")
+[ "${#stages[@]}" -gt 0 ] || stages=(lint sanity units build integration molecule)
+
+stage_lint() {
+  ansible-lint --profile production
+}
+
+stage_sanity() {
+  "$root/scripts/sanity.sh"
+}
+
+stage_units() {
+  pytest -q -n 2 tests/unit
+}
+
+stage_build() {
+  local tarball
+  tarball=$("$root/scripts/build-collection.sh") || return 1
+  echo "built and installed $tarball"
+  "$root/scripts/check-docs.sh" "$root/build/dist/installed"
+}
+
+stage_integration() {
+  pytest -q tests/integration
+}
+
+stage_molecule() {
+  "$root/scripts/molecule-all.sh"
+}
+
+declare -A result secs
+start_all=$SECONDS
+for s in "${stages[@]}"; do
+  echo "=================== stage: $s ==================="
+  t0=$SECONDS
+  if "stage_$s"; then result[$s]=passed; else result[$s]=FAILED; fi
+  secs[$s]=$((SECONDS - t0))
+  echo "------------------- $s ${result[$s]} (${secs[$s]}s)"
+done
+
+passed=0; failed=0
+echo
+echo "=================== summary ==================="
+for s in "${stages[@]}"; do
+  printf '%-12s %-7s %5ss\n' "$s" "${result[$s]}" "${secs[$s]}"
+  if [ "${result[$s]}" = passed ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+done
+total=$((SECONDS - start_all))
+if [ "$failed" -eq 0 ]; then
+  echo "=================== $passed passed in ${total}s ==================="
+  exit 0
+fi
+echo "=================== $failed failed, $passed passed in ${total}s ==================="
+exit 1

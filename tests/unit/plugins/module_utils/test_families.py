@@ -1,0 +1,163 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Internal consistency of the machine-family table."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+import pytest
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families as F
+
+EXPECTED = {
+    "a3-high": ("a3-highgpu-8g", "tcpx"),
+    "a3-edge": ("a3-edgegpu-8g", "tcpx"),
+    "a3-mega": ("a3-megagpu-8g", "tcpxo"),
+    "a3-ultra": ("a3-ultragpu-8g", "gib"),
+    "a4": ("a4-highgpu-8g", "gib"),
+    "a4x": ("a4x-highgpu-4g", "gib"),
+}
+REQUIRED = ("machine_type", "transport", "arch", "gpu", "nics", "rdma_devices", "vpc_mtu", "max_vm_gbps",
+            "rxdm", "plugin", "nccl_env", "nccl_env_ifaces", "nccl_env_bindings", "nccl_env_forbidden",
+            "host", "baselines", "avg_busbw_floor_gbps", "nccl_tests", "source")
+
+
+def test_all_six_families_with_their_machine_types_and_transports():
+    assert set(F.FAMILIES) == set(EXPECTED)
+    for name, (machine_type, transport) in EXPECTED.items():
+        fam = F.FAMILIES[name]
+        assert fam["machine_type"] == machine_type
+        assert fam["transport"] == transport
+        assert F.family_for_machine_type(machine_type) == name
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_field_is_present(name):
+    missing = [k for k in REQUIRED if k not in F.FAMILIES[name]]
+    assert not missing, "%s lacks %s" % (name, missing)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_nic_counts_match_name_lists(name):
+    nics = F.FAMILIES[name]["nics"]
+    assert nics["count"] == len(nics["nic_types"])
+    for flavour in F.OS_FLAVOURS:
+        assert len(nics["guest_names"][flavour]) == nics["count"], (name, flavour)
+    indexes = nics["gpu_indexes"] + nics["host_indexes"]
+    assert sorted(indexes) == list(range(nics["count"])), "every NIC is either GPU or host"
+    assert 0 in nics["host_indexes"], "nic0 is the control NIC"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_transport_specific_pieces(name):
+    fam = F.FAMILIES[name]
+    gpu_types = set(fam["nics"]["nic_types"][i] for i in fam["nics"]["gpu_indexes"])
+    if fam["transport"] == "gib":
+        assert fam["rxdm"] is None, "RDMA families run no RxDM"
+        assert gpu_types == {"MRDMA"}
+        assert len(fam["rdma_devices"]) == len(fam["nics"]["gpu_indexes"])
+        assert fam["vpc_mtu"] == 8896
+    else:
+        assert fam["rxdm"]["image"].startswith("us-docker.pkg.dev/")
+        assert gpu_types == {"GVNIC"}
+        assert fam["rdma_devices"] == []
+        assert fam["gpu"]["count"] == len(fam["nics"]["gpu_indexes"]) * (8 // len(fam["nics"]["gpu_indexes"]))
+
+
+@pytest.mark.parametrize("name", [n for n in EXPECTED if F.FAMILIES[n]["rxdm"]])
+def test_rxdm_default_pairs_with_default_plugin(name):
+    fam = F.FAMILIES[name]
+    assert fam["rxdm"]["plugin_pairs"][fam["rxdm"]["version"]] == fam["plugin"]["version"]
+    assert F.check_versions(name, fam["plugin"]["version"], fam["rxdm"]["version"]) is None
+    for rxdm_v, plugin_v in fam["rxdm"]["plugin_pairs"].items():
+        assert re.match(r"^v\d+\.\d+\.\d+$", rxdm_v) and re.match(r"^v\d+\.\d+\.\d+$", plugin_v)
+
+
+def test_version_mismatch_names_the_needed_version():
+    msg = F.check_versions("a3-mega", "v1.0.15", "v1.0.23")
+    assert "v1.0.17" in msg and "v1.0.15" in msg
+    assert "not in the a3-mega version table" in F.check_versions("a3-mega", "v1.0.17", "v9.9.9")
+    assert F.check_versions("a4", "anything", "anything") is None
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_baselines_below_ceiling_and_have_sources(name):
+    for entry in F.FAMILIES[name]["baselines"]:
+        assert entry["source"]
+        assert entry["bytes"] >= 2 ** 30, "baselines are large-message figures"
+        assert 0 < entry["busbw_gbps"] <= F.busbw_ceiling_gbps(name, entry["collective"]), entry
+    floor = F.FAMILIES[name]["avg_busbw_floor_gbps"]
+    if floor is not None:
+        assert floor < F.busbw_ceiling_gbps(name)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_default_nccl_tests_collectives_are_known(name):
+    tests = F.FAMILIES[name]["nccl_tests"]
+    assert tests["collectives"]
+    for coll in tests["collectives"]:
+        assert coll in ("all_gather", "all_reduce", "reduce_scatter", "alltoall", "broadcast", "sendrecv")
+
+
+def test_ceiling_uses_gpu_nics():
+    assert F.busbw_ceiling_gbps("a3-mega") == 200.0
+    assert F.busbw_ceiling_gbps("a3-high") == 100.0
+    assert F.busbw_ceiling_gbps("a3-ultra") == 400.0
+    assert F.busbw_ceiling_gbps("a4", "all_reduce") == 800.0
+
+
+def test_get_family_is_a_copy_and_rejects_unknown():
+    fam = F.get_family("a3-mega")
+    fam["vpc_mtu"] = 1
+    assert F.FAMILIES["a3-mega"]["vpc_mtu"] == 8244
+    with pytest.raises(F.FamilyError, match="unknown GPU family 'a9'"):
+        F.get_family("a9")
+
+
+def test_machine_type_urls_and_unknown_types():
+    url = "https://www.googleapis.com/compute/v1/projects/p/zones/us-central1-a/machineTypes/a3-megagpu-8g"
+    assert F.family_for_machine_type(url) == "a3-mega"
+    assert F.family_for_machine_type("n2-standard-8") is None
+    assert F.family_for_machine_type(None) is None
+
+
+def test_render_env_uses_real_interface_names():
+    env, problems = F.render_nccl_env("a3-mega", ["enp0s12"], ["g%d" % i for i in range(8)])
+    assert problems == []
+    assert env["NCCL_FASTRAK_IFNAME"] == ",".join("g%d" % i for i in range(8))
+    assert env["NCCL_FASTRAK_CTRL_DEV"] == env["NCCL_SOCKET_IFNAME"] == "enp0s12"
+    assert env["NCCL_TUNER_CONFIG_PATH"] == "/var/lib/tcpxo/lib64/a3plus_tuner_config.textproto"
+    assert env["LD_LIBRARY_PATH"] == "/var/lib/tcpxo/lib64"
+    assert "NCCL_ALGO" not in env
+
+
+def test_render_env_tcpx_bindings_and_count_mismatch():
+    env, problems = F.render_nccl_env("a3-high", ["eth0"], ["eth1", "eth2", "eth3", "eth4"])
+    assert problems == []
+    assert env["NCCL_GPUDIRECTTCPX_TX_BINDINGS"].startswith("eth1:8-21,112-125;eth2:")
+    _env, problems = F.render_nccl_env("a3-high", ["eth0"], ["eth1"])
+    assert any("needs 4 GPU interfaces, got 1" in p for p in problems)
+
+
+def test_render_env_refuses_forbidden_unless_allowed():
+    _env, problems = F.render_nccl_env("a3-mega", ["e0"], ["e1"], overrides={"NCCL_ALGO": "Ring"})
+    assert any("NCCL_ALGO" in p for p in problems)
+    env, problems = F.render_nccl_env("a3-mega", ["e0"], ["e1"], overrides={"NCCL_ALGO": "Ring"},
+                                      allow=["NCCL_ALGO"])
+    assert problems == [] and env["NCCL_ALGO"] == "Ring"
+
+
+def test_render_env_gib_sockets_on_both_host_nics():
+    env, problems = F.render_nccl_env("a4", ["enp0s19", "enp192s20"], [])
+    assert problems == []
+    assert env["NCCL_SOCKET_IFNAME"] == "enp0s19,enp192s20"
+    assert env["NCCL_TUNER_CONFIG_PATH"] == "/usr/local/gib/configs/tuner_config_a4.txtpb"
+
+
+def test_os_flavour():
+    assert F.os_flavour("Container-Optimized OS") == "cos"
+    assert F.os_flavour("Debian") == "ubuntu"
+    assert F.gpu_nic_names("a3-high", "ubuntu") == ["enp6s0", "enp12s0", "enp134s0", "enp140s0"]
