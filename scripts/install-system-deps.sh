@@ -15,6 +15,7 @@ declare -A want=(
   [ping]=iputils-ping
   [git]=git
   [openssl]=openssl
+  [shellcheck]=shellcheck
 )
 missing=()
 for cmd in "${!want[@]}"; do
