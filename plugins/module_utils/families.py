@@ -70,6 +70,8 @@ _TCPX_RXDM = {
     },
     # COS has no nvidia-container-toolkit: devices are passed one by one [SP, DS]
     "gpus_flag": {"ubuntu": True, "cos": False},
+    # devices passed one by one where --gpus is not used (COS) [SP, DS]
+    "gpu_devices": ["/dev/nvidia%d" % i for i in range(8)] + ["/dev/nvidia-uvm", "/dev/nvidiactl"],
     # TCPX RxDM prints no readiness line; SG just sleeps 10 s after start.
     "ready_line": UNKNOWN,
     "ready_sleep_s": 10,
@@ -100,6 +102,8 @@ _TCPXO_RXDM = {
     # Aug 2025 images dropped --uid= --alsologtostderr [CEA README]
     "args": {"ubuntu": ["--num_hops=2", "--num_nics=8"], "cos": ["--num_hops=2", "--num_nics=8"]},
     "gpus_flag": {"ubuntu": True, "cos": False},
+    # as TCPX on COS (unconfirmed for TCPXO: no source runs A3 Mega RxDM on COS VMs) [SP, DS]
+    "gpu_devices": ["/dev/nvidia%d" % i for i in range(8)] + ["/dev/nvidia-uvm", "/dev/nvidiactl"],
     # [SG polls docker logs for it, 60 x 2 s; UNOFF full line]
     "ready_line": "Buffer manager initialization complete",
     "ready_sleep_s": 0,
