@@ -1,0 +1,22 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filter that turns the output of one nccl-tests run into data (code in module_utils/nccl_parse.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_parse
+
+
+def nccl_tests_parse(data, collective=None):
+    # The parser never raises: bad input comes back as ok=false with an error.
+    if hasattr(data, "get") and "stdout" in data and "results" not in data:
+        data = data.get("stdout") or ""  # a registered command result
+    return nccl_parse.parse(data, collective=collective)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"nccl_tests_parse": nccl_tests_parse}

@@ -1,0 +1,480 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Parser for the output of one nccl-tests ``*_perf`` run.
+
+Accepts the text printed to stdout (any layout from 2.x: the old per-collective
+columns with an ``error`` column, the 2.13+ layout with ``#wrong``, extra
+``-I``/``-S`` columns, launcher prefixes, interleaved ``NCCL INFO`` lines,
+comment lines whose ``#`` a launcher dropped) or the JSON file written by
+``-J`` (both spellings of the bandwidth key).  Pure Python, no Ansible
+imports: the ``nccl_tests_parse`` filter and the ``nccl_tests`` module share it.
+
+``parse()`` never raises; anything it cannot read ends up in ``errors`` with
+``ok: false``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+
+# One launcher prefix; applied repeatedly because they stack, e.g.
+# "(head, rank=0, pid=3808) [1,0]<stdout>: ...".
+_PREFIX = re.compile(
+    r"^(?:"
+    r"\[\d+,\d+\]<std(?:out|err)>:"        # Open MPI --tag-output
+    r"|\s*\d+:\s"                           # srun -l
+    r"|\([^()]*(?:rank=|pid=)[^()]*\)\s?"   # SkyPilot / Ray
+    r")"
+)
+_VERSION = re.compile(r"nccl-tests version (\S+)(?:\s+nccl-headers=(\d+))?(?:\s+nccl-library=(\d+))?")
+_STARTING = re.compile(r"Collective test (?:starting|concluded):\s*(\S+)")
+_RANK = re.compile(
+    r"^Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$")
+_OOB = re.compile(r"^Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?")
+_AVG = re.compile(r"^Avg bus bandwidth\s*:\s*([-+0-9.eE]+|nan|inf)\s*(OK|FAILED)?", re.I)
+_REDUCING = re.compile(r"Reducing maxBytes to (\d+)")
+_FAILURE = re.compile(r"Test (?:CUDA |NCCL )?failure|Test timeout|Invalid number of GPUs|Invalid usage"
+                      r"|Error: |mpirun detected that|mpirun noticed that|ORTE was unable|"
+                      r"There are not enough slots|Primary job\s+terminated|prterun|Segmentation fault")
+_EXIT_CODE = re.compile(r"Exit code:\s*(\d+)")
+_ERROR_LINE = re.compile(r"^error:\s*(\S.*)$")
+_NCCL_INFO = re.compile(r"\bNCCL (INFO|WARN)\b\s?(.*)$")
+_USING_NET = re.compile(r"Using network (\S+)")
+_NCCL_VERSION = re.compile(r"NCCL version (\S+)")
+_DATA_START = re.compile(r"^\d+\s+\d+\s+[A-Za-z_][A-Za-z0-9_]*(\s|$)")
+_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+_HEADER_FIELDS = (
+    ("nthread", r"nThread\s+(\d+)"),
+    ("ngpus", r"nGpus\s+(\d+)"),
+    ("minbytes", r"minBytes\s+(\d+)"),
+    ("maxbytes", r"maxBytes\s+(\d+)"),
+    ("warmup_iters", r"warmup iters:\s*(\d+)"),
+    ("iters", r"(?<!warmup )(?<!agg )iters:\s*(\d+)"),
+    ("agg_iters", r"agg iters:\s*(\d+)"),
+    ("validation", r"validation:\s*(\d+)"),
+    ("graph", r"graph:\s*(\d+)"),
+    ("unalign", r"unalign:\s*(\d+)"),
+)
+_HEADER_KNOWN = ("nThread", "nGpus", "minBytes", "maxBytes", "step", "warmup", "iters", "agg", "validation",
+                 "graph", "unalign")
+
+# Columns that start a half of a row in the column-name line.
+_TIME_COLS = ("time", "cpu_time")
+
+
+def _num(tok):
+    return bool(_NUMBER.match(tok))
+
+
+def strip_prefixes(line):
+    """Remove any stacked launcher prefixes from one output line."""
+    for _ in range(8):
+        m = _PREFIX.match(line)
+        if not m or m.end() == 0:
+            break
+        line = line[m.end():]
+    return line
+
+
+def _empty_result(collective):
+    return {
+        "collective": collective,
+        "nccl_tests_version": None,
+        "nccl_version": None,
+        "source_format": None,
+        "header": {},
+        "ranks": 0,
+        "devices": [],
+        "hosts": [],
+        "columns": [],
+        "rows": [],
+        "avg_busbw_gbps": None,
+        "avg_busbw_reported_gbps": None,
+        "avg_busbw_check": None,
+        "peak_busbw_gbps": None,
+        "largest_size": None,
+        "largest_busbw_gbps": None,
+        "out_of_bounds": None,
+        "wrong_total": 0,
+        "net_names": [],
+        "plugin_lines": [],
+        "exit_code_reported": None,
+        "errors": [],
+        "notes": [],
+        "ok": False,
+    }
+
+
+def _collective_from_prog(prog):
+    name = (prog or "").rsplit("/", 1)[-1]
+    m = re.match(r"^([a-z_]+?)_perf", name)
+    return m.group(1) if m else None
+
+
+def _parse_header(text, res):
+    hdr = res["header"]
+    for key, pat in _HEADER_FIELDS:
+        m = re.search(pat, text)
+        if m:
+            hdr[key] = int(m.group(1))
+    m = re.search(r"step:\s*(\d+)\((factor|bytes)\)", text)
+    if m:
+        hdr["step"] = int(m.group(1))
+        hdr["step_kind"] = m.group(2)
+    # fields added by forks, e.g. "single_test: 0 test_buffer_kind: 2"
+    for key, value in re.findall(r"(?:^|\s)([A-Za-z_][A-Za-z0-9_]*):\s*(\S+)", text):
+        if key.split("_")[0] in _HEADER_KNOWN or key in ("iters", "step"):
+            continue
+        hdr[key] = int(value) if value.isdigit() else value
+
+
+def _layout_from_columns(cols):
+    """Split a column-name line into (prefix columns, half columns, trailing columns)."""
+    starts = [i for i, c in enumerate(cols) if c in _TIME_COLS]
+    if len(starts) < 2:
+        return None
+    prefix = cols[:starts[0]]
+    half = cols[starts[0]:starts[1]]
+    rest = cols[starts[1]:]
+    tail = rest[len(half):]
+    return prefix, half, tail
+
+
+def _half(values, names):
+    out = {"time_us": None, "algbw_gbps": None, "busbw_gbps": None, "wrong": None}
+    for name, val in zip(names, values):
+        if name in _TIME_COLS:
+            out["time_us"] = _float(val)
+        elif name == "algbw":
+            out["algbw_gbps"] = _float(val)
+        elif name == "busbw":
+            out["busbw_gbps"] = _float(val)
+        elif name in ("#wrong", "wrong"):
+            out["wrong"] = None if val.upper() == "N/A" else int(float(val))
+        elif name == "error":
+            out["max_error"] = None if val.upper() == "N/A" else _float(val)
+        else:
+            out.setdefault("extra", {})[name] = _float(val) if _num(val) else val
+    return out
+
+
+def _float(val):
+    try:
+        return float(val)
+    except (TypeError, ValueError):
+        return None
+
+
+def _guess_layout(tokens, collective, res):
+    """Column layout for a data row when no column-name line was seen."""
+    rest = tokens[3:]
+    prefix = ["size", "count", "type"]
+    if rest and not _num(rest[0]) and rest[0].upper() != "N/A":
+        prefix.append("redop")
+        rest = rest[1:]
+    # each half is time, algbw, busbw, wrong|error (+ -I columns); a root column
+    # makes the remainder odd
+    if len(rest) % 2 == 1:
+        prefix.append("root")
+        rest = rest[1:]
+    n = len(rest) // 2
+    if n < 3:
+        return None
+    last = rest[n - 1] if n >= 4 else None
+    tail_name = "#wrong"
+    if last is not None and ("e" in last.lower() and last.upper() != "N/A"):
+        tail_name = "error"
+    half = ["time", "algbw", "busbw"] + ([tail_name] if n >= 4 else [])
+    half += ["extra%d" % i for i in range(n - len(half))]
+    res["notes"].append("no column-name line; layout inferred from the data rows")
+    return prefix, half, []
+
+
+def _parse_row(tokens, layout):
+    prefix, half, tail = layout
+    want = len(prefix) + 2 * len(half) + len(tail)
+    if len(tokens) < want:
+        return None
+    row = {"size": None, "count": None, "type": None, "redop": None, "root": None}
+    for name, val in zip(prefix, tokens):
+        if name == "size":
+            row["size"] = int(val)
+        elif name == "count":
+            row["count"] = int(val)
+        elif name == "type":
+            row["type"] = val
+        elif name == "redop":
+            row["redop"] = val
+        elif name == "root":
+            row["root"] = int(val) if re.match(r"^-?\d+$", val) else val
+    i = len(prefix)
+    row["out_of_place"] = _half(tokens[i:i + len(half)], half)
+    i += len(half)
+    row["in_place"] = _half(tokens[i:i + len(half)], half)
+    i += len(half)
+    extra = tokens[i:]
+    if extra:
+        row["extra"] = " ".join(extra)
+    return row
+
+
+def _parse_text(text, collective, res):
+    res["source_format"] = "text"
+    layout = None
+    header_lines = []
+    mpirun_block = False
+    for raw in text.splitlines():
+        line = strip_prefixes(raw.rstrip("\r\n"))
+        info = _NCCL_INFO.search(line)
+        if info:
+            body = info.group(2)
+            m = _USING_NET.search(body)
+            if m and m.group(1) not in res["net_names"]:
+                res["net_names"].append(m.group(1))
+            if "NET/Plugin" in body or "NET/" in body.split(":")[0]:
+                if len(res["plugin_lines"]) < 20:
+                    res["plugin_lines"].append(body.strip())
+            m = _NCCL_VERSION.search(body)
+            if m and not res["nccl_version"]:
+                res["nccl_version"] = m.group(1)
+            if info.group(1) == "WARN" and len(res["notes"]) < 50:
+                res["notes"].append("NCCL WARN " + body.strip())
+            continue
+        m = _NCCL_VERSION.search(line)
+        if m and "nccl-tests" not in line and not res["nccl_version"]:
+            res["nccl_version"] = m.group(1)
+        body = line.strip()
+        comment = body.startswith("#")
+        body = body.lstrip("#").strip()
+        if not body:
+            continue
+        m = _VERSION.search(body)
+        if m:
+            res["nccl_tests_version"] = m.group(1)
+            if m.group(2):
+                res["header"]["nccl_headers"] = int(m.group(2))
+            if m.group(3):
+                res["header"]["nccl_library"] = int(m.group(3))
+            continue
+        m = _STARTING.search(body)
+        if m:
+            res["collective"] = res["collective"] or _collective_from_prog(m.group(1))
+            continue
+        if body.startswith("nThread") or "minBytes" in body:
+            header_lines.append(body)
+            _parse_header(body, res)
+            continue
+        m = _RANK.match(body)
+        if m:
+            res["devices"].append({
+                "rank": int(m.group(1)),
+                "group": int(m.group(2)) if m.group(2) is not None else None,
+                "pid": int(m.group(3)), "host": m.group(4), "device": int(m.group(5)),
+                "bus_id": m.group(6), "name": m.group(7).strip()})
+            if m.group(4) not in res["hosts"]:
+                res["hosts"].append(m.group(4))
+            continue
+        toks = body.split()
+        if toks and toks[0] == "size" and "count" in toks:
+            cols = [t for t in toks]
+            layout = _layout_from_columns(cols)
+            res["columns"] = cols
+            continue
+        m = _OOB.match(body)
+        if m:
+            res["out_of_bounds"] = int(m.group(1))
+            if m.group(2) == "FAILED":
+                res["errors"].append("out-of-bounds values: %s" % m.group(1))
+            continue
+        m = _AVG.match(body)
+        if m:
+            res["avg_busbw_reported_gbps"] = _float(m.group(1))
+            if m.group(2):
+                res["avg_busbw_check"] = m.group(2)
+                if m.group(2) == "FAILED":
+                    res["errors"].append("average bus bandwidth below NCCL_TESTS_MIN_BW: %s" % body)
+            continue
+        m = _REDUCING.search(body)
+        if m:
+            res["header"]["maxbytes_reduced_to"] = int(m.group(1))
+            res["errors"].append("nccl-tests lowered maxBytes to %s (memory limit): %s" % (m.group(1), body))
+            continue
+        if not comment and _DATA_START.match(body):
+            if layout is None:
+                layout = _guess_layout(toks, res["collective"], res)
+            row = _parse_row(toks, layout) if layout else None
+            if row is None:
+                res["notes"].append("unreadable data row: %s" % body[:200])
+            else:
+                res["rows"].append(row)
+            continue
+        m = _ERROR_LINE.match(body)
+        if m and comment:
+            res["errors"].append("error: " + m.group(1).strip())
+            continue
+        m = _EXIT_CODE.search(body)
+        if m and mpirun_block:
+            res["exit_code_reported"] = int(m.group(1))
+            continue
+        if _FAILURE.search(body):
+            if "mpirun" in body or "Primary job" in body:
+                mpirun_block = True
+            if len(res["errors"]) < 50:
+                res["errors"].append(body[:300])
+            continue
+
+
+def _json_half(half):
+    half = half or {}
+    out = {
+        "time_us": _float(half.get("time", half.get("cpu_time"))),
+        "algbw_gbps": _float(half.get("alg_bw")),
+        "busbw_gbps": _float(half.get("bus_bw")),
+        "wrong": None,
+    }
+    nwrong = half.get("nwrong")
+    if isinstance(nwrong, (int, float)) and not isinstance(nwrong, bool):
+        out["wrong"] = int(nwrong)
+    return out
+
+
+def _parse_json(doc, collective, res):
+    res["source_format"] = "json"
+    if not isinstance(doc, dict):
+        res["errors"].append("JSON input is not an object")
+        return
+    args = doc.get("args") or []
+    if isinstance(args, list) and args and not res["collective"]:
+        res["collective"] = _collective_from_prog(str(args[0]))
+    res["nccl_version"] = doc.get("nccl_version")
+    res["header"]["json_version"] = doc.get("version")
+    cfg = doc.get("config") or {}
+    if isinstance(cfg, dict):
+        mapping = (("nthreads", "nthread"), ("ngpus", "ngpus"), ("minimum_bytes", "minbytes"),
+                   ("maximum_bytes", "maxbytes"), ("step_factor", "step"), ("step_bytes", "step"),
+                   ("warmup_iters", "warmup_iters"), ("iterations", "iters"),
+                   ("aggregated_iterations", "agg_iters"), ("validation", "validation"), ("graph", "graph"))
+        for src, dst in mapping:
+            if src in cfg:
+                res["header"][dst] = cfg[src]
+        if "step_factor" in cfg:
+            res["header"]["step_kind"] = "factor"
+        elif "step_bytes" in cfg:
+            res["header"]["step_kind"] = "bytes"
+        for dev in cfg.get("devices") or []:
+            if not isinstance(dev, dict):
+                continue
+            res["devices"].append({"rank": dev.get("rank"), "group": dev.get("group"), "pid": dev.get("pid"),
+                                   "host": dev.get("hostname"), "device": dev.get("device"),
+                                   "bus_id": dev.get("device_hex"), "name": dev.get("device_info")})
+            if dev.get("hostname") and dev.get("hostname") not in res["hosts"]:
+                res["hosts"].append(dev.get("hostname"))
+    for item in doc.get("results") or []:
+        if not isinstance(item, dict):
+            res["notes"].append("unreadable JSON result entry")
+            continue
+        root = item.get("root")
+        if isinstance(root, str):
+            root = root.strip()
+            root = int(root) if re.match(r"^-?\d+$", root) else (root or None)
+        redop = item.get("redop")
+        redop = redop.strip() if isinstance(redop, str) else redop
+        try:
+            size = int(item.get("size"))
+            count = int(item.get("count")) if item.get("count") is not None else None
+        except (TypeError, ValueError):
+            res["notes"].append("JSON result entry without a size")
+            continue
+        res["rows"].append({"size": size, "count": count, "type": item.get("type"), "redop": redop,
+                            "root": root, "out_of_place": _json_half(item.get("out_of_place")),
+                            "in_place": _json_half(item.get("in_place"))})
+    oob = doc.get("out_of_bounds")
+    if isinstance(oob, dict):
+        try:
+            res["out_of_bounds"] = int(oob.get("count"))
+        except (TypeError, ValueError):
+            pass
+        if oob.get("okay") is False:
+            res["errors"].append("out-of-bounds values: %s" % oob.get("count"))
+    avg = doc.get("average_bus_bandwidth", doc.get("average_bus_bandwidith"))
+    if isinstance(avg, dict):
+        res["avg_busbw_reported_gbps"] = _float(avg.get("bandwidth", avg.get("bandwidith")))
+        okay = avg.get("okay")
+        if okay is True:
+            res["avg_busbw_check"] = "OK"
+        elif okay is False:
+            res["avg_busbw_check"] = "FAILED"
+            res["errors"].append("average bus bandwidth below NCCL_TESTS_MIN_BW")
+    for err in doc.get("errors") or []:
+        res["errors"].append(str(err)[:300])
+
+
+def _finish(res):
+    busbws = []
+    for row in res["rows"]:
+        for half in ("out_of_place", "in_place"):
+            h = row[half]
+            if h.get("busbw_gbps") is not None:
+                busbws.append(h["busbw_gbps"])
+            if h.get("wrong"):
+                res["wrong_total"] += h["wrong"]
+    res["ranks"] = len(res["devices"])
+    if busbws:
+        res["avg_busbw_gbps"] = round(sum(busbws) / len(busbws), 3)
+        res["peak_busbw_gbps"] = max(busbws)
+    if res["rows"]:
+        big = max(res["rows"], key=lambda r: r["size"])
+        res["largest_size"] = big["size"]
+        vals = [big[h]["busbw_gbps"] for h in ("out_of_place", "in_place") if big[h]["busbw_gbps"] is not None]
+        res["largest_busbw_gbps"] = max(vals) if vals else None
+    failure = [e for e in res["errors"] if "lowered maxBytes" not in e]
+    if res["wrong_total"]:
+        failure.append("wrong data: %d elements" % res["wrong_total"])
+        res["errors"].append("wrong data: %d wrong elements reported" % res["wrong_total"])
+    if res["out_of_bounds"]:
+        failure.append("oob")
+    if not res["rows"]:
+        res["errors"].append("no result rows found")
+        failure.append("no rows")
+    res["ok"] = not failure
+
+
+def parse(data, collective=None):
+    """Parse one nccl-tests run: text, bytes, a JSON string or an already loaded JSON object.
+
+    Returns the dict documented in the ``nccl_tests_parse`` filter.  Never raises.
+    """
+    res = _empty_result(collective or None)
+    try:
+        if isinstance(data, bytes):
+            data = data.decode("utf-8", "replace")
+        if isinstance(data, dict):
+            _parse_json(data, collective, res)
+        elif isinstance(data, str):
+            stripped = data.lstrip()
+            doc = None
+            if stripped.startswith("{"):
+                try:
+                    doc = json.loads(stripped)
+                except ValueError as exc:
+                    res["errors"].append("input looks like JSON but does not parse: %s" % exc)
+                    res["source_format"] = "json"
+            if doc is not None:
+                _parse_json(doc, collective, res)
+            elif res["source_format"] is None:
+                _parse_text(data, collective, res)
+        elif isinstance(data, list):
+            _parse_text("\n".join(str(x) for x in data), collective, res)
+        else:
+            res["errors"].append("input is %s, expected the text or JSON of an nccl-tests run"
+                                 % type(data).__name__)
+        _finish(res)
+    except Exception as exc:  # the contract is: never raise on bad input
+        res["errors"].append("parser error: %s: %s" % (type(exc).__name__, exc))
+        res["ok"] = False
+    return res

@@ -1,0 +1,178 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_parse
+
+FIX = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "nccl")
+
+
+def load(name):
+    with open(os.path.join(FIX, name)) as f:
+        return f.read()
+
+
+def test_real_dstack_output_without_hash():
+    res = nccl_parse.parse(load("a3-mega_all_gather_2node_dstack.txt"), collective="all_gather")
+    assert res["ok"] is True
+    assert res["collective"] == "all_gather"
+    assert len(res["rows"]) == 11
+    assert res["header"]["minbytes"] == 8388608 and res["header"]["iters"] == 200
+    assert res["header"]["warmup_iters"] == 5 and res["header"]["agg_iters"] == 1
+    assert res["header"]["step"] == 2 and res["header"]["step_kind"] == "factor"
+    first = res["rows"][0]
+    assert first["size"] == 8388608 and first["count"] == 131072 and first["type"] == "float"
+    assert first["redop"] == "none" and first["root"] == -1
+    assert first["out_of_place"] == {"time_us": 394.2, "algbw_gbps": 21.28, "busbw_gbps": 19.95, "wrong": None}
+    assert first["in_place"]["busbw_gbps"] == 20.03
+    assert res["peak_busbw_gbps"] == 188.37
+    assert res["largest_size"] == 8 * 2 ** 30 and res["largest_busbw_gbps"] == 188.37
+    assert res["avg_busbw_reported_gbps"] == 125.436
+    # the mean of both halves of every row is what nccl-tests prints
+    assert abs(res["avg_busbw_gbps"] - 125.436) < 0.01
+    assert res["out_of_bounds"] == 0
+
+
+def test_new_layout_with_info_lines():
+    res = nccl_parse.parse(load("synthetic_v2.19_all_reduce_2node_info.txt"))
+    assert res["ok"] and res["collective"] == "all_reduce"
+    assert res["nccl_tests_version"] == "2.19.6" and res["header"]["nccl_headers"] == 22807
+    assert res["nccl_version"] == "2.21.5+cuda12.4"
+    assert res["ranks"] == 16 and res["hosts"] == ["a3m-node0", "a3m-node1"]
+    assert res["devices"][10] == {"rank": 10, "group": 0, "pid": 4010, "host": "a3m-node1", "device": 2,
+                                  "bus_id": "0000:91:00", "name": "NVIDIA H100 80GB HBM3"}
+    assert res["net_names"] == ["FasTrak"]
+    assert any("Loaded net plugin FasTrak" in line for line in res["plugin_lines"])
+    assert len(res["rows"]) == 6 and res["rows"][0]["redop"] == "sum"
+    assert res["rows"][0]["out_of_place"]["wrong"] == 0
+    assert res["header"]["unalign"] == 0 and res["header"]["graph"] == 0
+
+
+@pytest.mark.parametrize("name", ["synthetic_prefixes_skypilot_ompi_stacked.txt", "synthetic_prefix_srun_l.txt"])
+def test_launcher_prefixes(name):
+    res = nccl_parse.parse(load(name))
+    assert res["ok"] and res["collective"] == "all_gather"
+    assert len(res["rows"]) == 6 and res["ranks"] == 16
+    assert res["net_names"] == ["gIB"]
+    assert res["rows"][-1]["size"] == 2 ** 33 and res["rows"][-1]["redop"] == "none"
+
+
+def test_strip_prefixes_stacked():
+    line = "(worker1, rank=1, pid=3901, ip=10.0.0.3) [1,0]<stdout>:  0: # Avg bus bandwidth : 1.5"
+    assert nccl_parse.strip_prefixes(line) == "# Avg bus bandwidth : 1.5"
+    row = "     8388608        131072     float"
+    assert nccl_parse.strip_prefixes(row) == row
+
+
+def test_old_layout_root_and_error_column():
+    res = nccl_parse.parse(load("synthetic_v2.11_broadcast_old_layout.txt"), collective="broadcast")
+    assert res["ok"] and res["ranks"] == 8
+    assert res["devices"][0]["group"] is None and res["devices"][0]["bus_id"] == "0x1b"
+    last = res["rows"][-1]
+    assert last["root"] == 0 and last["redop"] is None
+    assert last["out_of_place"]["max_error"] == 2e-07 and last["out_of_place"]["wrong"] is None
+    assert last["out_of_place"]["busbw_gbps"] == 84.6
+    assert "agg_iters" not in res["header"] and res["header"]["step"] == 4
+
+
+def test_old_layout_no_redop_no_root():
+    res = nccl_parse.parse(load("synthetic_v2.11_all_gather_old_layout.txt"))
+    row = res["rows"][1]
+    assert row["redop"] is None and row["root"] is None and row["type"] == "float"
+    assert row["in_place"]["busbw_gbps"] == 59.7 and row["in_place"]["max_error"] == 0.0
+
+
+def test_per_iteration_columns():
+    res = nccl_parse.parse(load("synthetic_v2.19_all_gather_I_columns.txt"))
+    row = res["rows"][1]
+    assert row["out_of_place"]["busbw_gbps"] == 185.5 and row["in_place"]["busbw_gbps"] == 185.2
+    assert set(row["in_place"]["extra"]) == {"i_min", "i_max", "i_p99", "i_cv%"}
+    assert row["in_place"]["extra"]["i_cv%"] == 1.31
+
+
+def test_timestamp_column():
+    res = nccl_parse.parse(load("synthetic_v2.17_all_gather_S_column.txt"))
+    assert res["rows"][0]["extra"] == "2026-03-01T10:00:01"
+    assert res["rows"][1]["in_place"]["busbw_gbps"] == 185.5 and res["rows"][1]["in_place"]["wrong"] == 0
+
+
+def test_layout_inferred_without_column_line():
+    text = ("     8388608        131072     float     sum      -1    394.2   21.28   19.95      0    392.7   21.36   20.03      0\n"
+            "# Out of bounds values : 0 OK\n")
+    res = nccl_parse.parse(text)
+    assert res["ok"] and res["rows"][0]["redop"] == "sum" and res["rows"][0]["root"] == -1
+    assert res["rows"][0]["in_place"]["busbw_gbps"] == 20.03
+    assert any("inferred" in n for n in res["notes"])
+
+
+@pytest.mark.parametrize("name,spelled", [("synthetic_json_v1_bandwidith_spelling.json", "unchecked"),
+                                          ("synthetic_json_v3_bandwidth_spelling.json", "OK")])
+def test_json_both_spellings(name, spelled):
+    text = load(name)
+    for data in (text, json.loads(text)):
+        res = nccl_parse.parse(data)
+        assert res["source_format"] == "json" and res["ok"]
+        assert res["avg_busbw_reported_gbps"] == 184.5
+        assert res["rows"][0]["root"] == -1 and res["rows"][0]["redop"] in ("none", "sum")
+        assert res["largest_busbw_gbps"] == 187.4 and res["ranks"] == 16
+        assert res["avg_busbw_check"] == (None if spelled == "unchecked" else "OK")
+
+
+def test_json_collective_from_args():
+    assert nccl_parse.parse(load("synthetic_json_v3_bandwidth_spelling.json"))["collective"] == "all_reduce"
+    assert nccl_parse.parse(load("synthetic_json_v1_bandwidith_spelling.json"))["collective"] == "all_gather"
+
+
+def test_failure_lines_and_exit_code():
+    res = nccl_parse.parse(load("synthetic_failure_nccl_exit3.txt"))
+    assert res["ok"] is False
+    assert res["exit_code_reported"] == 3
+    assert res["net_names"] == ["Socket"]
+    assert any("Test NCCL failure" in e for e in res["errors"])
+    assert "no result rows found" in res["errors"]
+
+
+def test_reducing_maxbytes_wrong_data_and_oob():
+    res = nccl_parse.parse(load("synthetic_reducing_maxbytes_wrong_data.txt"))
+    assert res["ok"] is False
+    assert res["header"]["maxbytes_reduced_to"] == 22906492245
+    assert res["wrong_total"] == 24 and res["out_of_bounds"] == 12
+    assert any("lowered maxBytes" in e for e in res["errors"])
+
+
+def test_reducing_maxbytes_alone_is_a_note_not_a_failure():
+    text = load("a3-mega_all_gather_2node_dstack.txt").replace(
+        "Out of bounds", "# Reducing maxBytes to 4294967296 due to memory limitation\nOut of bounds")
+    res = nccl_parse.parse(text)
+    assert res["ok"] is True and any("lowered maxBytes" in e for e in res["errors"])
+
+
+def test_min_bw_failed_footer():
+    text = load("a3-mega_all_gather_2node_dstack.txt").replace("125.436 ", "125.436 FAILED")
+    res = nccl_parse.parse(text)
+    assert res["ok"] is False and res["avg_busbw_check"] == "FAILED"
+
+
+def test_elided_and_garbage_lines_are_ignored():
+    text = load("a3-mega_all_gather_2node_dstack.txt").replace(
+        "Out of bounds", "...\n[output elided]\n\x1b[0m\nOut of bounds")
+    assert nccl_parse.parse(text)["ok"] is True
+
+
+@pytest.mark.parametrize("data", [None, 42, "", "garbage", b"\xff\xfe\x00", "{not json", "[1, 2", {"results": "x"},
+                                  {"results": [{"size": "big"}]}, ["a", "b"], "1 2 x 3"])
+def test_never_raises(data):
+    res = nccl_parse.parse(data)
+    assert res["ok"] is False and res["errors"]
+
+
+def test_bytes_input():
+    res = nccl_parse.parse(load("a3-mega_all_gather_2node_dstack.txt").encode())
+    assert res["ok"] and len(res["rows"]) == 11
