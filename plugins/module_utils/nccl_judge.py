@@ -1,0 +1,175 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Verdicts on parsed nccl-tests runs: busbw against the family baseline,
+the GPUDirect plugin check, and what an exit code means.
+
+Judged on large-message busbw, never on "Avg bus bandwidth" alone (that mean
+depends on the -b/-e range).  Pure Python; reads baselines from families.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+
+PASS = "pass"
+FAIL = "fail"
+NOT_JUDGED = "not_judged"
+
+# nccl-tests testResult_t plus what launchers add [nccl-tests src/common.h, main()]
+EXIT_CAUSES = {
+    0: "success",
+    1: "nccl-tests internal error (before 2.17.3 also wrong data or busbw below NCCL_TESTS_MIN_BW)",
+    2: "CUDA error (driver, GPU or CUDA runtime)",
+    3: "NCCL error (plugin, network, RxDM or NCCL setup; see the NCCL WARN lines)",
+    4: "timeout (-T): a collective did not finish in time; a hung or very slow node",
+    5: "not implemented (for example an invalid number of GPUs)",
+    6: "invalid usage (bad option or value)",
+    7: "wrong data, or average busbw below 0.9 x NCCL_TESTS_MIN_BW",
+    124: "killed by the launcher timeout",
+    126: "the *_perf binary is not executable",
+    127: "the *_perf binary or mpirun was not found",
+    134: "aborted (SIGABRT)",
+    137: "killed (SIGKILL, often out of memory or the Ansible timeout)",
+    139: "segmentation fault",
+    255: "bad sizes or arguments, or mpirun could not start the job (SSH, hostfile, slots)",
+}
+
+
+def exit_cause(rc):
+    if rc is None:
+        return "did not run"
+    try:
+        rc = int(rc)
+    except (TypeError, ValueError):
+        return "unknown exit status %r" % (rc,)
+    return EXIT_CAUSES.get(rc, "unknown exit code %d" % rc)
+
+
+def expected_net_name(family):
+    plugin = families.FAMILIES[family].get("plugin") or {}
+    return plugin.get("net_name")
+
+
+def check_plugin(parsed, family, expected=None):
+    """Did the GPUDirect NCCL net plugin load?  Returns (ok, message)."""
+    expected = expected or expected_net_name(family)
+    nets = parsed.get("net_names") or []
+    if not nets:
+        return False, ("no 'Using network' line in the output: run with NCCL_DEBUG=INFO "
+                       "(NCCL_DEBUG_SUBSYS including INIT,NET) so the plugin can be checked")
+    if "Socket" in nets or ("IB" in nets and expected != "IB"):
+        return False, ("NCCL fell back to 'Using network %s' instead of the %s plugin: the plugin library "
+                       "was not found or failed to load (check LD_LIBRARY_PATH, NCCL_NET and the NET/Plugin lines)"
+                       % ("Socket" if "Socket" in nets else "IB", expected))
+    if expected and not any(n == expected or n.startswith(expected + "_") for n in nets):
+        return False, "NCCL used network %s, expected %s" % (", ".join(nets), expected)
+    return True, "NCCL used network %s" % ", ".join(nets)
+
+
+def large_message_busbw(parsed, min_bytes=None):
+    """(busbw, size): the best busbw over rows at or above min_bytes, else over the largest size."""
+    rows = [r for r in parsed.get("rows") or [] if r.get("size") is not None]
+    if not rows:
+        return None, None
+    largest = max(r["size"] for r in rows)
+    floor = min(min_bytes, largest) if min_bytes else largest
+    best, at = None, None
+    for row in rows:
+        if row["size"] < floor:
+            continue
+        for half in ("out_of_place", "in_place"):
+            bw = (row.get(half) or {}).get("busbw_gbps")
+            if bw is not None and (best is None or bw > best):
+                best, at = bw, row["size"]
+    return best, at
+
+
+def judge_collective(parsed, family, collective=None, threshold=0.9, baseline_gbps=None,
+                     baseline_bytes=None, check_net=True, expected_net=None, multi_node=True):
+    """Verdict for one collective run.
+
+    Returns a dict: collective, status (pass/fail/not_judged), reasons, measured_busbw_gbps,
+    measured_at_bytes, baseline_gbps, baseline_bytes, threshold, required_gbps, ratio,
+    peak_busbw_gbps, avg_busbw_gbps, plugin_ok, plugin_message.
+    """
+    coll = collective or parsed.get("collective")
+    out = {"collective": coll, "family": family, "status": NOT_JUDGED, "reasons": [],
+           "measured_busbw_gbps": None, "measured_at_bytes": None, "baseline_gbps": None,
+           "baseline_bytes": None, "baseline_source": None, "threshold": threshold,
+           "required_gbps": None, "ratio": None, "peak_busbw_gbps": parsed.get("peak_busbw_gbps"),
+           "avg_busbw_gbps": parsed.get("avg_busbw_gbps"), "plugin_ok": None, "plugin_message": None}
+    failed = []
+    if not parsed.get("ok"):
+        failed.append("the run failed: %s" % "; ".join(
+            e for e in (parsed.get("errors") or ["no result"])[:5]))
+    if check_net:
+        ok, msg = check_plugin(parsed, family, expected_net)
+        out["plugin_ok"], out["plugin_message"] = ok, msg
+        if not ok:
+            failed.append(msg)
+    base = None
+    if baseline_gbps is not None:
+        base = {"busbw_gbps": float(baseline_gbps), "bytes": baseline_bytes, "source": "user"}
+    elif multi_node and coll:
+        base = families.baseline(family, coll)
+    measured, at = large_message_busbw(parsed, (base or {}).get("bytes") or baseline_bytes)
+    out["measured_busbw_gbps"], out["measured_at_bytes"] = measured, at
+    if base:
+        out["baseline_gbps"], out["baseline_bytes"] = base["busbw_gbps"], base.get("bytes")
+        out["baseline_source"] = base.get("source")
+        out["required_gbps"] = round(threshold * base["busbw_gbps"], 3)
+        if base.get("bytes") and at is not None and at < base["bytes"]:
+            out["reasons"].append("largest size run (%d B) is below the baseline's size (%d B); "
+                                  "compared at the largest size" % (at, base["bytes"]))
+        if measured is None:
+            failed.append("no busbw figure to compare with the baseline")
+        else:
+            out["ratio"] = round(measured / base["busbw_gbps"], 4)
+            if measured < out["required_gbps"]:
+                failed.append("busbw %.2f GB/s at %s B is below %.0f%% of the %s baseline %.1f GB/s (needs %.2f)"
+                              % (measured, at, threshold * 100, family, base["busbw_gbps"], out["required_gbps"]))
+            else:
+                out["reasons"].append("busbw %.2f GB/s is %.0f%% of the %s baseline %.1f GB/s"
+                                      % (measured, out["ratio"] * 100, family, base["busbw_gbps"]))
+        if multi_node and measured is not None and coll:
+            ceiling = families.busbw_ceiling_gbps(family, coll)
+            if measured > ceiling * 1.05:
+                out["reasons"].append("busbw %.1f GB/s is above the NICs' %.1f GB/s ceiling: were the ranks "
+                                      "really on different nodes?" % (measured, ceiling))
+    else:
+        floor = families.FAMILIES[family].get("avg_busbw_floor_gbps") if multi_node else None
+        what = "no baseline for %s on %s" % (coll or "this collective", family)
+        if not multi_node:
+            what = "single-node run: no network baseline"
+        if floor is not None and parsed.get("avg_busbw_gbps") is not None:
+            out["required_gbps"] = floor
+            avg = parsed["avg_busbw_gbps"]
+            if avg < floor:
+                failed.append("%s; average busbw %.2f GB/s is below the family floor %.1f GB/s" % (what, avg, floor))
+            else:
+                out["reasons"].append("%s; average busbw %.2f GB/s meets the family floor %.1f GB/s"
+                                      % (what, avg, floor))
+                out["status"] = PASS
+        else:
+            out["reasons"].append("%s and no family floor: not judged on bandwidth" % what)
+    if failed:
+        out["status"] = FAIL
+        out["reasons"] = failed + out["reasons"]
+    elif base:
+        out["status"] = PASS
+    return out
+
+
+def overall(verdicts):
+    """Cluster verdict from per-collective verdicts: fail beats not_judged beats pass."""
+    statuses = [v.get("status") for v in verdicts]
+    if not statuses:
+        return NOT_JUDGED
+    if FAIL in statuses:
+        return FAIL
+    if NOT_JUDGED in statuses:
+        return NOT_JUDGED
+    return PASS
