@@ -1,0 +1,435 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+name: gce_gpu
+short_description: Google Cloud A3/A4 GPU VMs as an inventory, grouped by family, transport, zone and placement
+description:
+  - Lists the Compute Engine instances of one or more projects and keeps the A3 and A4 GPU VMs
+    (machine types from the collection's machine-family table), running ones by default.
+  - Each host gets C(gpu_family), C(gpu_transport), its NICs in API order with the VPC MTU (C(gce_nics)),
+    the NICs that carry GPU traffic for its family (C(gpu_nics)), placement, reservation and topology facts.
+  - Uses aggregated lists with C(maxResults=500), C(returnPartialSuccess) and a field mask, queries
+    projects (and zones) in parallel over one reused session, and retries throttling and server errors.
+  - The configuration file name must end in C(gce_gpu.yml) or C(gce_gpu.yaml).
+author:
+  - gpudirect.gcp contributors
+extends_documentation_fragment:
+  - constructed
+  - inventory_cache
+  - gpudirect.gcp.gce_auth
+options:
+  plugin:
+    description: Marks the file as a configuration of this plugin.
+    type: str
+    required: true
+    choices: [gpudirect.gcp.gce_gpu]
+  projects:
+    description:
+      - Project IDs to list. Required (here or in the environment).
+    type: list
+    elements: str
+    env:
+      - name: GCP_PROJECT
+      - name: GCE_PROJECT
+      - name: GCP_GCE_GPU_PROJECTS
+  zones:
+    description:
+      - When set, each zone is listed with its own C(instances.list) call (in parallel) instead of
+        one aggregated list per project.
+    type: list
+    elements: str
+    default: []
+    env:
+      - name: GCP_GCE_GPU_ZONES
+  filters:
+    description:
+      - Compute API filter expressions, ANDed and sent with every list call.
+      - When every expression uses the regular-expression form (C(field eq "re"), C(field ne "re")), the
+        plugin also sends its own machine type and status expressions so the API returns only GPU VMs;
+        otherwise it sends yours alone. Classification happens on the controller in both cases.
+    type: list
+    elements: str
+    default: []
+    env:
+      - name: GCP_GCE_GPU_FILTERS
+  include_filters:
+    description:
+      - Extra queries whose results are added to those of O(filters). Each entry is a filter
+        expression or a list of expressions (ANDed); each entry costs one more list call per project.
+    type: list
+    elements: raw
+    default: []
+  exclude_filters:
+    description:
+      - Queries whose results are removed from the inventory. Each entry is a filter expression or a
+        list of expressions (ANDed); each entry costs one more list call per project.
+    type: list
+    elements: raw
+    default: []
+  machine_types:
+    description:
+      - Machine types to keep. The default is every machine type of the family table.
+      - Types outside the table are kept with C(gpu_family) and C(gpu_transport) set to null and no C(gpu_nics).
+    type: list
+    elements: str
+    env:
+      - name: GCP_GCE_GPU_MACHINE_TYPES
+  statuses:
+    description: Instance statuses to keep.
+    type: list
+    elements: str
+    default: [RUNNING]
+    env:
+      - name: GCP_GCE_GPU_STATUSES
+  server_side_filter:
+    description:
+      - Send the machine type and status expressions to the API so that only matching VMs are transferred.
+    type: bool
+    default: true
+    env:
+      - name: GCP_GCE_GPU_SERVER_SIDE_FILTER
+  hostnames:
+    description:
+      - Preference list for the inventory hostname; the first entry with a value wins.
+      - Entries are V(name), V(private_ip) (nic0), V(public_ip) (nic0), V(id), V(zone), V(project),
+        V(labels.<key>), or a dict C({name, prefix, separator}) whose values are such entries
+        (C(separator) defaults to C(_)).
+    type: list
+    elements: raw
+    default: [name]
+    env:
+      - name: GCP_GCE_GPU_HOSTNAMES
+  duplicate_hostnames:
+    description:
+      - What to do when two instances get the same hostname (instance names are unique only per project and zone).
+      - V(qualify) names each of them C(<name>.<zone>.<project>) and warns; V(error) stops.
+      - Hosts are never merged.
+    type: str
+    default: qualify
+    choices: [qualify, error]
+    env:
+      - name: GCP_GCE_GPU_DUPLICATE_HOSTNAMES
+  ansible_host_source:
+    description: Where C(ansible_host) comes from.
+    type: str
+    default: private_ip
+    choices: [private_ip, public_ip, name]
+    env:
+      - name: GCP_GCE_GPU_ANSIBLE_HOST_SOURCE
+  strict_permissions:
+    description:
+      - When false, a project that answers 403 (no permission, API disabled) is skipped with a warning.
+    type: bool
+    default: true
+    env:
+      - name: GCP_GCE_GPU_STRICT_PERMISSIONS
+  max_workers:
+    description: Size of the thread pool that lists projects, zones and networks in parallel.
+    type: int
+    default: 16
+    env:
+      - name: GCP_GCE_GPU_MAX_WORKERS
+  keep_raw:
+    description: Add the raw instance resource (no field mask) as C(gce_raw).
+    type: bool
+    default: false
+    env:
+      - name: GCP_GCE_GPU_KEEP_RAW
+notes:
+  - Every option can be set through the environment, which is how AWX passes the variables of an
+    inventory source sourced from a project.
+  - "A refresh (C(--flush-cache), C(meta: refresh_inventory)) writes the new result back to the cache;
+    a cache hit makes no API call and builds no credentials."
+"""
+
+EXAMPLES = r"""
+# inventory/prod.gce_gpu.yml
+plugin: gpudirect.gcp.gce_gpu
+projects: [ml-training-prod]
+
+# Service account key, two projects, only two zones, hostnames from a label
+plugin: gpudirect.gcp.gce_gpu
+projects: [ml-a, ml-b]
+zones: [us-central1-a, europe-west4-b]
+auth_kind: serviceaccount
+service_account_file: /etc/gcp/inventory-sa.json
+hostnames:
+  - labels.node-name
+  - name
+filters:
+  - labels.team eq "research"
+keyed_groups:
+  - key: gce_labels.pool
+    prefix: pool
+
+# Cache for an hour (a --flush-cache run refreshes it)
+plugin: gpudirect.gcp.gce_gpu
+projects: [ml-training-prod]
+impersonate_service_account: inventory@ml-training-prod.iam.gserviceaccount.com
+cache: true
+cache_plugin: ansible.builtin.jsonfile
+cache_connection: ~/.cache/gce_gpu
+cache_timeout: 3600
+"""
+
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ansible.errors import AnsibleParserError
+from ansible.module_utils.common.text.converters import to_text
+from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
+from ansible.utils.display import Display
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_api
+from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_hosts
+
+# Remote strings must never be templated (on ansible-core 2.19 this drops template trust).
+from ansible.utils.unsafe_proxy import wrap_var as make_unsafe
+
+display = Display()
+
+_REGEX_FORM = re.compile(r"\s(eq|ne)\s")
+_CHOICES = {
+    "auth_kind": gce_api.AUTH_KINDS,
+    "duplicate_hostnames": ("qualify", "error"),
+    "ansible_host_source": gce_hosts.ANSIBLE_HOST_SOURCES,
+}
+
+
+def _as_exprs(entry, option):
+    if isinstance(entry, str):
+        return [entry]
+    if isinstance(entry, (list, tuple)) and all(isinstance(e, str) for e in entry):
+        return list(entry)
+    raise AnsibleParserError("option %s: entry %r is neither a filter string nor a list of them" % (option, entry))
+
+
+def _join(exprs):
+    """AND several expressions the way the Compute API accepts: each in parentheses."""
+    exprs = [e.strip() for e in exprs if e and e.strip()]
+    if len(exprs) == 1:
+        return exprs[0]
+    return " ".join(e if e.startswith("(") and e.endswith(")") else "(%s)" % e for e in exprs)
+
+
+class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
+
+    NAME = "gpudirect.gcp.gce_gpu"
+
+    def __init__(self):
+        super(InventoryModule, self).__init__()
+        self.stats = {}
+
+    def verify_file(self, path):
+        if not super(InventoryModule, self).verify_file(path):
+            return False
+        return path.endswith(("gce_gpu.yml", "gce_gpu.yaml"))
+
+    # -- options --------------------------------------------------------------
+
+    def _read_options(self):
+        opts = dict((name, self.get_option(name)) for name in (
+            "projects", "zones", "filters", "include_filters", "exclude_filters", "machine_types",
+            "statuses", "server_side_filter", "hostnames", "duplicate_hostnames", "ansible_host_source",
+            "strict_permissions", "max_workers", "keep_raw", "auth_kind", "api_endpoint", "timeout",
+            "retries", "retry_max_time"))
+        for name, choices in _CHOICES.items():
+            if opts[name] not in choices:
+                raise AnsibleParserError("option %s has unknown value %r; expected one of: %s"
+                                         % (name, opts[name], ", ".join(choices)))
+        opts["projects"] = [p.strip() for p in opts["projects"] or [] if p and p.strip()]
+        if not opts["projects"]:
+            raise AnsibleParserError("option projects is empty: list at least one project ID "
+                                     "(or set GCP_PROJECT)")
+        if not opts["machine_types"]:
+            opts["machine_types"] = gce_hosts.default_machine_types()
+        if not opts["statuses"]:
+            raise AnsibleParserError("option statuses is empty: list at least one status, e.g. RUNNING")
+        if opts["max_workers"] < 1:
+            raise AnsibleParserError("option max_workers must be at least 1, got %d" % opts["max_workers"])
+        try:
+            gce_hosts.validate_hostnames(opts["hostnames"] or [])
+        except ValueError as exc:
+            raise AnsibleParserError("option hostnames: %s" % exc)
+        if not opts["hostnames"]:
+            raise AnsibleParserError("option hostnames is empty")
+        for name in ("include_filters", "exclude_filters"):
+            opts[name] = [_as_exprs(e, name) for e in opts[name] or []]
+        opts["filters"] = _as_exprs(opts["filters"] or [], "filters")
+        return opts
+
+    def _queries(self, opts):
+        """(include queries, exclude queries) as API filter strings (None = no filter)."""
+        ours = []
+        if opts["server_side_filter"]:
+            ours = ['machineType eq "%s"' % gce_hosts.machine_type_regex(opts["machine_types"]),
+                    'status eq "%s"' % "|".join(gce_hosts.regex_escape(s) for s in opts["statuses"])]
+
+        def compose(exprs):
+            # Regex-form and comparison-form expressions cannot be mixed in one filter.
+            if all(_REGEX_FORM.search(" %s " % e.strip("() ")) for e in exprs):
+                return _join(exprs + ours) or None
+            return _join(exprs) or None
+
+        includes = [compose(opts["filters"])]
+        for exprs in opts["include_filters"]:
+            includes.append(compose(exprs))
+        excludes = [compose(exprs) for exprs in opts["exclude_filters"]]
+        return includes, excludes
+
+    # -- API ------------------------------------------------------------------
+
+    def _client(self, opts):
+        missing = gce_api.check_dependencies()
+        if missing:
+            raise AnsibleParserError(missing)
+        creds = gce_api.build_credentials(
+            auth_kind=opts["auth_kind"],
+            service_account_file=self.get_option("service_account_file"),
+            service_account_contents=self.get_option("service_account_contents"),
+            access_token=self.get_option("access_token"),
+            impersonate_service_account=self.get_option("impersonate_service_account"),
+            scopes=self.get_option("scopes"),
+            iam_endpoint=self.get_option("iam_endpoint"))
+        return gce_api.ComputeClient(
+            creds, endpoint=opts["api_endpoint"], timeout=opts["timeout"], retries=opts["retries"],
+            retry_max_time=opts["retry_max_time"], pool_size=opts["max_workers"])
+
+    def _fetch(self, opts):
+        """List, classify and name every host: returns [[hostname, vars], ...]."""
+        started = time.monotonic()
+        includes, excludes = self._queries(opts)
+        fields = None if opts["keep_raw"] else gce_api.INSTANCE_FIELDS
+        client = self._client(opts)
+        try:
+            with ThreadPoolExecutor(max_workers=opts["max_workers"]) as pool:
+                jobs = []  # (project, kind, future)
+                for project in opts["projects"]:
+                    for kind, queries in (("include", includes), ("exclude", excludes)):
+                        for query in queries:
+                            if opts["zones"]:
+                                for zone in opts["zones"]:
+                                    jobs.append((project, kind, zone, pool.submit(
+                                        client.zone_instances, project, zone, query, fields)))
+                            else:
+                                jobs.append((project, kind, None, pool.submit(
+                                    client.aggregated_instances, project, query, fields)))
+                found, dropped, skipped = {}, set(), set()
+                for project, kind, zone, future in jobs:
+                    try:
+                        result = future.result()
+                    except gce_api.GceApiError as exc:
+                        if exc.status == 403 and not opts["strict_permissions"]:
+                            if project not in skipped:
+                                display.warning("gce_gpu: skipping %s" % exc)
+                            skipped.add(project)
+                            continue
+                        raise
+                    if zone is None:
+                        instances, unreachable, warnings = result
+                        for scope in unreachable:
+                            display.warning("gce_gpu: project %s: %s was unreachable; its instances are "
+                                            "missing from this inventory" % (project, scope))
+                        for text in warnings:
+                            display.warning("gce_gpu: project %s: %s" % (project, text))
+                    else:
+                        instances = result
+                    for inst in instances:
+                        key = (project, gce_hosts.last_segment(inst.get("zone")) or zone, inst.get("name"))
+                        if kind == "include":
+                            found[key] = inst
+                        else:
+                            dropped.add(key)
+                kept = [(key[0], inst) for key, inst in sorted(found.items()) if key not in dropped]
+                # Classify on the controller even when the API already filtered.
+                wanted = set(opts["machine_types"])
+                kept = [(p, inst) for p, inst in kept
+                        if inst.get("status") in opts["statuses"]
+                        and gce_hosts.instance_machine_type(inst) in wanted]
+                mtus = self._network_mtus(client, pool, kept)
+        finally:
+            client.close()
+        records = []
+        for project, inst in kept:
+            hvars = gce_hosts.host_vars(inst, project, mtus)
+            if opts["keep_raw"]:
+                hvars["gce_raw"] = inst
+            records.append(hvars)
+        try:
+            hosts, warnings = gce_hosts.assign_hostnames(records, opts["hostnames"], opts["duplicate_hostnames"])
+        except ValueError as exc:
+            raise AnsibleParserError("gce_gpu: %s" % exc)
+        for text in warnings:
+            display.warning("gce_gpu: %s" % text)
+        self.stats = {"requests": client.request_count, "retries": client.retry_count,
+                      "hosts": len(hosts), "seconds": round(time.monotonic() - started, 3)}
+        display.vvv("gce_gpu: %(hosts)d hosts from %(requests)d API requests (%(retries)d retries) "
+                    "in %(seconds).3f s" % self.stats)
+        return [[name, hvars] for name, hvars in hosts]
+
+    def _network_mtus(self, client, pool, kept):
+        urls = sorted(set(nic.get("network") for _p, inst in kept
+                          for nic in inst.get("networkInterfaces") or [] if nic.get("network")))
+        futures = [(url, pool.submit(client.network, url)) for url in urls]
+        mtus = {}
+        for url, future in futures:
+            try:
+                mtus[url] = future.result().get("mtu") or gce_hosts.DEFAULT_VPC_MTU
+            except gce_api.GceApiError as exc:
+                display.warning("gce_gpu: cannot read the MTU of network %s (%s); its NICs get mtu null"
+                                % (gce_hosts.last_segment(url), exc))
+                mtus[url] = None
+        return mtus
+
+    # -- inventory ------------------------------------------------------------
+
+    def _populate(self, hosts, opts):
+        strict = self.get_option("strict")
+        for name, hvars in hosts:
+            hvars = make_unsafe(hvars)
+            host = self.inventory.add_host(name)
+            for group in gce_hosts.groups_for(hvars):
+                self.inventory.add_group(group)
+                self.inventory.add_child(group, host)
+            for key, value in hvars.items():
+                self.inventory.set_variable(host, key, value)
+            address = gce_hosts.ansible_host(opts["ansible_host_source"], hvars)
+            if address:
+                self.inventory.set_variable(host, "ansible_host", make_unsafe(address))
+            all_vars = self.inventory.get_host(host).get_vars()
+            self._set_composite_vars(self.get_option("compose"), all_vars, host, strict=strict)
+            all_vars = self.inventory.get_host(host).get_vars()
+            self._add_host_to_composed_groups(self.get_option("groups"), all_vars, host, strict=strict)
+            self._add_host_to_keyed_groups(self.get_option("keyed_groups"), all_vars, host, strict=strict)
+
+    def parse(self, inventory, loader, path, cache=True):
+        super(InventoryModule, self).parse(inventory, loader, path, cache)
+        self._read_config_data(path)
+        opts = self._read_options()
+        cache_key = self.get_cache_key(path)
+        use_cache = self.get_option("cache")
+        read_cache = use_cache and cache
+        update_cache = use_cache and not cache
+        hosts = None
+        self.stats = {"requests": 0, "cache_hit": False}
+        if read_cache:
+            try:
+                hosts = self._cache[cache_key]
+                self.stats["cache_hit"] = True
+            except KeyError:
+                update_cache = True
+        if hosts is None:
+            try:
+                hosts = self._fetch(opts)
+            except gce_api.GceApiError as exc:
+                raise AnsibleParserError("gce_gpu: %s" % to_text(exc))
+        if update_cache:
+            self._cache[cache_key] = hosts
+        self._populate(hosts, opts)

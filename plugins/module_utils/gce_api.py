@@ -1,0 +1,325 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A small Compute Engine API client: credentials, one reused session,
+retries with backoff, paginated aggregated and per-zone instance listing.
+
+Every failure the caller should show is a ``GceApiError`` whose message is a
+single line naming the project, option or file at fault.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import random
+import threading
+import time
+
+try:
+    import requests
+    HAS_REQUESTS = True
+except ImportError:  # pragma: no cover - reported by check_dependencies()
+    HAS_REQUESTS = False
+
+try:
+    import google.auth
+    import google.auth.exceptions
+    from google.auth import impersonated_credentials
+    from google.auth.transport.requests import AuthorizedSession, Request
+    from google.oauth2 import credentials as oauth2_credentials
+    from google.oauth2 import service_account
+    HAS_GOOGLE_AUTH = True
+except ImportError:  # pragma: no cover - reported by check_dependencies()
+    HAS_GOOGLE_AUTH = False
+
+DEFAULT_ENDPOINT = "https://compute.googleapis.com"
+DEFAULT_IAM_ENDPOINT = "https://iamcredentials.googleapis.com"
+DEFAULT_SCOPES = ["https://www.googleapis.com/auth/compute.readonly"]
+AUTH_KINDS = ("application", "serviceaccount", "accesstoken")
+RETRY_STATUSES = (429, 500, 502, 503, 504)
+PAGE_SIZE = 500
+
+# Only the fields the inventory reads: a large project's pages shrink by an
+# order of magnitude compared with full instance resources.
+INSTANCE_FIELDS = (
+    "name,id,zone,machineType,status,labels,"
+    "networkInterfaces(name,network,subnetwork,networkIP,nicType,macAddress,"
+    "accessConfigs(natIP),ipv6AccessConfigs(externalIpv6)),"
+    "resourcePolicies,scheduling(provisioningModel),"
+    "reservationAffinity(consumeReservationType,key,values),"
+    "resourceStatus(physicalHost,physicalHostTopology),guestAccelerators"
+)
+
+
+class GceApiError(Exception):
+    """One-line, user-facing error from talking to the Compute API."""
+
+    def __init__(self, message, status=None, project=None, reason=None):
+        super(GceApiError, self).__init__(message)
+        self.status = status
+        self.project = project
+        self.reason = reason
+
+
+def check_dependencies():
+    """Return a one-line message naming the missing Python package, or None."""
+    missing = []
+    if not HAS_REQUESTS:
+        missing.append("requests")
+    if not HAS_GOOGLE_AUTH:
+        missing.append("google-auth")
+    if missing:
+        return ("the gpudirect.gcp.gce_gpu inventory needs the Python package(s) %s on the controller "
+                "(pip install %s)" % (", ".join(missing), " ".join(missing)))
+    return None
+
+
+def _load_service_account_info(service_account_file, service_account_contents):
+    if service_account_contents:
+        if isinstance(service_account_contents, dict):
+            return service_account_contents, "service_account_contents"
+        try:
+            return json.loads(service_account_contents), "service_account_contents"
+        except ValueError as exc:
+            raise GceApiError("option service_account_contents is not valid JSON: %s" % exc)
+    if not service_account_file:
+        raise GceApiError("auth_kind serviceaccount needs service_account_file or service_account_contents "
+                          "(or GCP_SERVICE_ACCOUNT_FILE / GOOGLE_APPLICATION_CREDENTIALS)")
+    try:
+        with open(service_account_file, "r") as handle:
+            text = handle.read()
+    except (IOError, OSError) as exc:
+        raise GceApiError("service_account_file %s cannot be read: %s" % (service_account_file, exc.strerror or exc))
+    try:
+        return json.loads(text), "service_account_file %s" % service_account_file
+    except ValueError as exc:
+        raise GceApiError("service_account_file %s is not valid JSON: %s" % (service_account_file, exc))
+
+
+def build_credentials(auth_kind="application", service_account_file=None, service_account_contents=None,
+                      access_token=None, impersonate_service_account=None, scopes=None,
+                      iam_endpoint=None):
+    """Build google-auth credentials from the plugin options."""
+    scopes = list(scopes or DEFAULT_SCOPES)
+    if auth_kind not in AUTH_KINDS:
+        raise GceApiError("option auth_kind has unknown value %r; expected one of: %s"
+                          % (auth_kind, ", ".join(AUTH_KINDS)))
+    if auth_kind == "accesstoken":
+        if not access_token:
+            raise GceApiError("auth_kind accesstoken needs option access_token (or GCP_ACCESS_TOKEN)")
+        creds = oauth2_credentials.Credentials(token=access_token)
+    elif auth_kind == "serviceaccount":
+        info, origin = _load_service_account_info(service_account_file, service_account_contents)
+        if not isinstance(info, dict) or info.get("type") != "service_account":
+            raise GceApiError("%s is not a service account key (expected \"type\": \"service_account\")" % origin)
+        try:
+            creds = service_account.Credentials.from_service_account_info(info, scopes=scopes)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise GceApiError("%s is not a usable service account key: %s"
+                              % (origin, str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
+    else:
+        try:
+            creds, _project = google.auth.default(scopes=scopes)
+        except google.auth.exceptions.DefaultCredentialsError as exc:
+            raise GceApiError("auth_kind application found no Application Default Credentials: %s"
+                              % " ".join(str(exc).split()))
+    if impersonate_service_account:
+        override = None
+        if iam_endpoint and iam_endpoint.rstrip("/") != DEFAULT_IAM_ENDPOINT:
+            override = "%s/v1/projects/-/serviceAccounts/%s:generateAccessToken" % (
+                iam_endpoint.rstrip("/"), impersonate_service_account)
+        creds = impersonated_credentials.Credentials(
+            source_credentials=creds, target_principal=impersonate_service_account,
+            target_scopes=scopes, iam_endpoint_override=override)
+    return creds
+
+
+def _error_detail(response):
+    """(reason, message) from a Google JSON error body, best effort."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None, (response.text or "").strip().splitlines()[0][:200] if response.text else ""
+    err = body.get("error") if isinstance(body, dict) else None
+    if isinstance(err, dict):
+        reason = None
+        errors = err.get("errors") or []
+        if errors and isinstance(errors[0], dict):
+            reason = errors[0].get("reason")
+        for detail in err.get("details") or []:
+            if isinstance(detail, dict) and detail.get("reason"):
+                reason = reason or detail.get("reason")
+        return reason, " ".join(str(err.get("message", "")).split())
+    if isinstance(err, str):  # OAuth style {"error": "invalid_grant", ...}
+        return err, " ".join(str(body.get("error_description", err)).split())
+    return None, ""
+
+
+def _retry_after(response):
+    value = response.headers.get("Retry-After") if response is not None else None
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+class ComputeClient(object):
+    """Thread-safe reader of the Compute API over one AuthorizedSession."""
+
+    def __init__(self, credentials, endpoint=DEFAULT_ENDPOINT, timeout=30, retries=8,
+                 retry_max_time=60.0, backoff_base=0.5, backoff_max=16.0, pool_size=16,
+                 sleep=time.sleep):
+        self.endpoint = (endpoint or DEFAULT_ENDPOINT).rstrip("/")
+        self.timeout = timeout
+        self.retries = retries
+        self.retry_max_time = retry_max_time
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._sleep = sleep
+        self.session = AuthorizedSession(credentials)
+        # One pool sized for the thread pool so parallel calls reuse connections.
+        adapter = requests.adapters.HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size)
+        self.session.mount("https://", adapter)
+        self.session.mount("http://", adapter)
+        self.request_count = 0
+        self.retry_count = 0
+        self._lock = threading.Lock()
+
+    def close(self):
+        self.session.close()
+
+    def url(self, path):
+        return "%s/compute/v1/%s" % (self.endpoint, path.lstrip("/"))
+
+    def _count(self, retried=False):
+        with self._lock:
+            self.request_count += 1
+            if retried:
+                self.retry_count += 1
+
+    def get(self, path, params=None, project=None, what="request"):
+        """GET a Compute API path and return its JSON, retrying transient failures."""
+        url = self.url(path)
+        deadline = time.monotonic() + self.retry_max_time
+        attempt = 0
+        where = ("project %s: " % project) if project else ""
+        while True:
+            response = None
+            problem = None
+            try:
+                self._count(retried=attempt > 0)
+                response = self.session.get(url, params=params, timeout=self.timeout)
+            except google.auth.exceptions.RefreshError as exc:
+                raise GceApiError("%scould not obtain an access token: %s"
+                                  % (where, _refresh_error_text(exc)), project=project)
+            except google.auth.exceptions.TransportError as exc:
+                raise GceApiError("%scould not reach the token endpoint: %s"
+                                  % (where, " ".join(str(exc).split())[:300]), project=project)
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                problem = "connection error (%s)" % type(exc).__name__
+            if response is not None:
+                status = response.status_code
+                if status == 200:
+                    try:
+                        return response.json()
+                    except ValueError:
+                        raise GceApiError("%s%s returned a body that is not JSON" % (where, what), project=project)
+                if status not in RETRY_STATUSES:
+                    raise self._fatal(response, project, what)
+                problem = "HTTP %d" % status
+            attempt += 1
+            delay = min(self.backoff_max, self.backoff_base * (2 ** (attempt - 1)))
+            delay = random.uniform(delay / 2.0, delay)  # jitter
+            wait = _retry_after(response)
+            if wait is not None:
+                delay = max(delay, wait)
+            remaining = deadline - time.monotonic()
+            if attempt > self.retries or delay > remaining:
+                raise GceApiError("%s%s kept failing with %s after %d attempts (retry budget %.0f s)"
+                                  % (where, what, problem, attempt, self.retry_max_time),
+                                  status=response.status_code if response is not None else None,
+                                  project=project)
+            self._sleep(delay)
+
+    def _fatal(self, response, project, what):
+        status = response.status_code
+        reason, message = _error_detail(response)
+        subject = ("project %s" % project) if project else what
+        if status == 401:
+            cause = "authentication failed (401): the credentials were rejected"
+        elif status == 403 and reason in ("accessNotConfigured", "SERVICE_DISABLED"):
+            cause = "the Compute Engine API is disabled (403)"
+        elif status == 403:
+            cause = "permission denied (403): the credentials lack compute.instances.list"
+        elif status == 404:
+            cause = "not found (404): unknown project or resource"
+        else:
+            cause = "HTTP %d" % status
+        if message:
+            cause = "%s: %s" % (cause, message[:300])
+        return GceApiError("%s: %s" % (subject, cause), status=status, project=project, reason=reason)
+
+    def list_pages(self, path, params, project, key_fields):
+        """Yield each page of a paginated list call."""
+        params = dict(params)
+        while True:
+            page = self.get(path, params=params, project=project, what="listing instances")
+            yield page
+            token = page.get("nextPageToken")
+            if not token:
+                return
+            params["pageToken"] = token
+
+    def aggregated_instances(self, project, api_filter=None, fields=INSTANCE_FIELDS):
+        """All instances of a project: (instances, unreachable scopes, warnings)."""
+        params = {"maxResults": PAGE_SIZE, "returnPartialSuccess": "true"}
+        if api_filter:
+            params["filter"] = api_filter
+        if fields:
+            params["fields"] = ("items/*/instances(%s),items/*/warning(code,message),"
+                                "nextPageToken,unreachables,warning(code,message)" % fields)
+        instances, unreachable, warnings = [], [], []
+        for page in self.list_pages("projects/%s/aggregated/instances" % project, params, project, fields):
+            for scope, entry in sorted((page.get("items") or {}).items()):
+                instances.extend(entry.get("instances") or [])
+                warning = entry.get("warning") or {}
+                if warning.get("code") == "UNREACHABLE":
+                    unreachable.append(scope)
+            unreachable.extend(page.get("unreachables") or [])
+            top = page.get("warning") or {}
+            if top.get("code") and top.get("code") not in ("NO_RESULTS_ON_PAGE",):
+                warnings.append("%s: %s" % (top.get("code"), top.get("message", "")))
+        return instances, sorted(set(unreachable)), warnings
+
+    def zone_instances(self, project, zone, api_filter=None, fields=INSTANCE_FIELDS):
+        params = {"maxResults": PAGE_SIZE}
+        if api_filter:
+            params["filter"] = api_filter
+        if fields:
+            params["fields"] = "items(%s),nextPageToken" % fields
+        instances = []
+        path = "projects/%s/zones/%s/instances" % (project, zone)
+        for page in self.list_pages(path, params, project, fields):
+            instances.extend(page.get("items") or [])
+        return instances
+
+    def network(self, network_url):
+        """networks.get for a network self link (possibly in another project)."""
+        path = network_url.split("/compute/v1/", 1)[-1] if "/compute/v1/" in network_url else network_url
+        project = path.split("/")[1] if path.startswith("projects/") else None
+        return self.get(path, params={"fields": "name,mtu,selfLink"}, project=project,
+                        what="reading network %s" % path)
+
+
+def _refresh_error_text(exc):
+    parts = []
+    for arg in exc.args:
+        text = arg if isinstance(arg, str) else str(arg)
+        text = " ".join(text.split())
+        if text:
+            parts.append(text)
+    return ("; ".join(parts) or type(exc).__name__)[:300]

@@ -1,0 +1,257 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Turn Compute API instance resources into inventory hosts.
+
+Pure functions (no network, no Ansible objects) so they are easy to test and
+the cache can hold their output.  GPU facts come from the family table.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+
+# The VPC MTU when a network does not set one [Compute API networks resource].
+DEFAULT_VPC_MTU = 1460
+
+HOSTNAME_SOURCES = ("name", "private_ip", "public_ip", "id", "labels.<key>")
+ANSIBLE_HOST_SOURCES = ("private_ip", "public_ip", "name")
+
+
+def last_segment(url):
+    """'.../zones/us-central1-a' -> 'us-central1-a'; None stays None."""
+    if not url:
+        return None
+    return str(url).rstrip("/").rsplit("/", 1)[-1]
+
+
+def subnetwork_name(url):
+    return last_segment(url)
+
+
+def safe_group_name(name):
+    """Group names: letters, digits and underscores only (dashes become _)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", str(name))
+
+
+def machine_type_regex(machine_types):
+    """A Compute API (RE2) regex matching machineType URLs of the given names."""
+    return ".*/(%s)" % "|".join(regex_escape(m) for m in sorted(machine_types))
+
+
+def regex_escape(text):
+    """Escape RE2 metacharacters (leaves '-' alone, unlike re.escape)."""
+    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", str(text))
+
+
+def instance_machine_type(instance):
+    return families.machine_type_name(instance.get("machineType"))
+
+
+def default_machine_types():
+    return sorted(families.MACHINE_TYPES)
+
+
+def _nic(index, raw, mtus):
+    access = raw.get("accessConfigs") or []
+    public_ip = None
+    for cfg in access:
+        if cfg.get("natIP"):
+            public_ip = cfg["natIP"]
+            break
+    network = raw.get("network")
+    return {
+        "name": raw.get("name") or "nic%d" % index,
+        "nic_type": raw.get("nicType"),
+        "network": last_segment(network),
+        "subnetwork": subnetwork_name(raw.get("subnetwork")),
+        "ip": raw.get("networkIP"),
+        "public_ip": public_ip,
+        # instances.get has no MAC field today; keep the key so plays can rely on it
+        "mac": raw.get("macAddress"),
+        "mtu": mtus.get(network) if network in mtus else None,
+    }
+
+
+def _topology(resource_status):
+    topo = (resource_status or {}).get("physicalHostTopology") or {}
+    keys = ("block", "subblock", "host")
+    if not any(topo.get(k) for k in keys):
+        return {}
+    return dict((k, topo.get(k)) for k in keys)
+
+
+def _reservation(instance):
+    affinity = instance.get("reservationAffinity") or {}
+    if affinity.get("consumeReservationType") == "SPECIFIC_RESERVATION":
+        values = affinity.get("values") or []
+        if values:
+            return last_segment(values[0])
+    return None
+
+
+def host_vars(instance, project, mtus):
+    """Contract host vars for one raw instance (strings as received)."""
+    machine_type = families.machine_type_name(instance.get("machineType"))
+    family = families.family_for_machine_type(machine_type)
+    transport = families.FAMILIES[family]["transport"] if family else None
+    nics = [_nic(i, raw, mtus) for i, raw in enumerate(instance.get("networkInterfaces") or [])]
+    gpu_nics = []
+    if family:
+        gpu_nics = [nics[i] for i in families.FAMILIES[family]["nics"]["gpu_indexes"] if i < len(nics)]
+    status = instance.get("resourceStatus") or {}
+    scheduling = instance.get("scheduling") or {}
+    return {
+        "gpu_family": family,
+        "gpu_transport": transport,
+        "gce_project": project,
+        "gce_zone": last_segment(instance.get("zone")),
+        "gce_name": instance.get("name"),
+        "gce_id": instance.get("id"),
+        "gce_machine_type": machine_type,
+        "gce_labels": dict(instance.get("labels") or {}),
+        "gce_status": instance.get("status"),
+        "gce_provisioning_model": scheduling.get("provisioningModel") or "STANDARD",
+        "gce_placement_policies": [last_segment(p) for p in instance.get("resourcePolicies") or []],
+        "gce_physical_host": status.get("physicalHost"),
+        "gce_topology": _topology(status),
+        "gce_reservation": _reservation(instance),
+        "gce_accelerators": [
+            {"type": last_segment(a.get("acceleratorType")), "count": a.get("acceleratorCount")}
+            for a in instance.get("guestAccelerators") or []
+        ],
+        "gce_nics": nics,
+        "gpu_nics": gpu_nics,
+    }
+
+
+def hostname_candidate(spec, hvars):
+    """Value of one `hostnames` entry (a string or {name, prefix, separator}) or None."""
+    if isinstance(spec, dict):
+        value = hostname_candidate(spec.get("name"), hvars)
+        if value is None:
+            return None
+        prefix = spec.get("prefix")
+        if prefix:
+            prefix_value = hostname_candidate(prefix, hvars)
+            if prefix_value is None:
+                return None
+            return "%s%s%s" % (prefix_value, spec.get("separator", "_"), value)
+        return value
+    nics = hvars.get("gce_nics") or []
+    if spec == "name":
+        return hvars.get("gce_name")
+    if spec == "id":
+        return hvars.get("gce_id")
+    if spec == "private_ip":
+        return nics[0].get("ip") if nics else None
+    if spec == "public_ip":
+        return nics[0].get("public_ip") if nics else None
+    if spec in ("zone", "project"):
+        return hvars.get("gce_" + spec)
+    if isinstance(spec, str) and spec.startswith("labels."):
+        return (hvars.get("gce_labels") or {}).get(spec[len("labels."):])
+    raise ValueError("unknown hostnames entry %r; use name, private_ip, public_ip, id, zone, project, "
+                     "labels.<key> or a dict with name/prefix/separator" % (spec,))
+
+
+def validate_hostnames(specs):
+    """Raise ValueError naming the bad entry of the `hostnames` option."""
+    probe = {"gce_name": "x", "gce_nics": [], "gce_labels": {}}
+    for spec in specs:
+        if isinstance(spec, dict):
+            if "name" not in spec:
+                raise ValueError("hostnames entry %r needs a 'name' key" % (spec,))
+            hostname_candidate(spec["name"], probe)
+            if spec.get("prefix"):
+                hostname_candidate(spec["prefix"], probe)
+        else:
+            hostname_candidate(spec, probe)
+
+
+def pick_hostname(specs, hvars):
+    for spec in specs:
+        value = hostname_candidate(spec, hvars)
+        if value:
+            return str(value)
+    return None
+
+
+def ansible_host(source, hvars):
+    nics = hvars.get("gce_nics") or []
+    if source == "name":
+        return hvars.get("gce_name")
+    if not nics:
+        return None
+    return nics[0].get("public_ip" if source == "public_ip" else "ip")
+
+
+def qualified_name(name, hvars):
+    """The collision-safe form of a hostname: name.zone.project."""
+    return "%s.%s.%s" % (name, hvars.get("gce_zone"), hvars.get("gce_project"))
+
+
+def assign_hostnames(records, specs, duplicates="qualify"):
+    """Give each (hvars) record a unique hostname.
+
+    records: list of host var dicts.  Returns (list of (hostname, hvars),
+    list of warning strings).  Instances are never merged: when two differ
+    only by project or zone, both get the qualified name (or, with
+    duplicates='error', a ValueError names them).
+    """
+    warnings = []
+    named = []
+    for hvars in records:
+        name = pick_hostname(specs, hvars)
+        if not name:
+            warnings.append("instance %s in %s/%s has no value for any hostnames entry; skipped"
+                            % (hvars.get("gce_name"), hvars.get("gce_project"), hvars.get("gce_zone")))
+            continue
+        named.append((name, hvars))
+    seen = {}
+    for name, hvars in named:
+        seen.setdefault(name, []).append(hvars)
+    out = []
+    for name, hvars in named:
+        clash = seen[name]
+        if len(clash) == 1:
+            out.append((name, hvars))
+            continue
+        where = ", ".join(sorted("%s/%s" % (h.get("gce_project"), h.get("gce_zone")) for h in clash))
+        if duplicates == "error":
+            raise ValueError("hostname %s is used by %d instances (%s); set duplicate_hostnames: qualify "
+                             "or choose other hostnames" % (name, len(clash), where))
+        out.append((qualified_name(name, hvars), hvars))
+    qualified = sorted(set(n for n, h in named if len(seen[n]) > 1))
+    for name in qualified:
+        warnings.append("hostname %s is used by %d instances; they are named <name>.<zone>.<project>"
+                        % (name, len(seen[name])))
+    final = {}
+    for name, hvars in out:
+        if name in final:
+            raise ValueError("hostname %s is still ambiguous after qualifying (same name, zone and project)" % name)
+        final[name] = hvars
+    return out, warnings
+
+
+def groups_for(hvars, hostname=None):
+    """The default group names of one host."""
+    groups = []
+    if hvars.get("gpu_family"):
+        groups.append("family_" + safe_group_name(hvars["gpu_family"]))
+    if hvars.get("gpu_transport"):
+        groups.append("transport_" + safe_group_name(hvars["gpu_transport"]))
+    if hvars.get("gce_zone"):
+        groups.append("zone_" + safe_group_name(hvars["gce_zone"]))
+    if hvars.get("gce_project"):
+        groups.append("project_" + safe_group_name(hvars["gce_project"]))
+    for policy in hvars.get("gce_placement_policies") or []:
+        groups.append("placement_" + safe_group_name(policy))
+    block = (hvars.get("gce_topology") or {}).get("block")
+    if block:
+        groups.append("block_" + safe_group_name(block))
+    return groups

@@ -1,0 +1,705 @@
+#!/usr/bin/env python3
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A Compute Engine API emulator for tests: a real HTTP server (standard library
+only) that serves instances, networks and subnetworks from a fixture file.
+
+    python tests/emulator/compute_api.py --fixture FILE [--host 127.0.0.1]
+        [--port 0] [--ready-file PATH] [--page-size N] [--tls-cert F --tls-key F]
+
+With --ready-file it writes its base URL there once it listens.
+
+Fixture (YAML or JSON)::
+
+    projects:
+      <project>:
+        instances: [<Compute API instance resources>]   # zone "zones/<z>" or a URL
+        networks: {<name>: {name, mtu, ...}}
+        subnetworks: {"<region>/<name>": {...}}
+    page_size: 500          # optional, most items per page
+    faults:                 # optional, see FAULTS below
+      latency_ms: 30
+
+Endpoints: aggregated/instances, zones/<z>/instances, global/networks/<n>,
+regions/<r>/subnetworks/<n> (GET, under /compute/v1/projects/<p>/), an OAuth
+token endpoint (POST /token, JWT-bearer and refresh grants), the IAM
+generateAccessToken call (POST /v1/projects/-/serviceAccounts/<sa>:generateAccessToken)
+and control endpoints: GET /_emulator/stats, POST /_emulator/reset (zero the
+counters), POST /_emulator/faults (replace the faults with the JSON body).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import base64
+import copy
+import json
+import os
+import re
+import ssl
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+SELF_LINK_BASE = "https://www.googleapis.com/compute/v1/"
+
+# Fault switches (all optional):
+FAULTS = {
+    "latency_ms": "sleep this long before answering every request",
+    "fail_first": "{count, status (429|500|502|503|504), retry_after}: the first COUNT API requests fail",
+    "reset_first": "close the connection without an answer for the first N API requests",
+    "unauthorized": "true: every API request answers 401",
+    "forbidden_projects": "projects that answer 403 PERMISSION_DENIED",
+    "disabled_projects": "projects that answer 403 accessNotConfigured (API disabled)",
+    "unreachable_zones": "zones missing from aggregated lists (reported as unreachable)",
+    "forbidden_networks": "network names whose networks.get answers 403",
+    "bad_token_grants": "true: the token endpoint answers invalid_grant",
+}
+
+
+# --- filters ---------------------------------------------------------------
+
+_TOKEN = re.compile(r'\s*(?:(\()|(\))|("(?:[^"\\]|\\.)*")|(!=|=|:|<=|>=|<|>)|([^\s()"=!:<>]+))')
+
+
+class FilterError(ValueError):
+    pass
+
+
+def _tokens(text):
+    pos, out = 0, []
+    text = text.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise FilterError("cannot parse filter near %r" % text[pos:pos + 20])
+        pos = m.end()
+        lpar, rpar, quoted, op, word = m.groups()
+        if lpar:
+            out.append(("(", "("))
+        elif rpar:
+            out.append((")", ")"))
+        elif quoted is not None:
+            out.append(("str", quoted[1:-1].replace('\\"', '"')))
+        elif op:
+            out.append(("op", op))
+        elif word is not None:
+            if word in ("eq", "ne"):
+                out.append(("op", word))
+            elif word in ("AND", "OR", "NOT"):
+                out.append((word, word))
+            else:
+                out.append(("word", word))
+    return out
+
+
+def parse_filter(text):
+    """Parse the filter forms the Compute API accepts into a predicate tree."""
+    toks = _tokens(text)
+    pos = [0]
+
+    def peek():
+        return toks[pos[0]] if pos[0] < len(toks) else (None, None)
+
+    def take():
+        tok = peek()
+        pos[0] += 1
+        return tok
+
+    def expr():
+        node = term()
+        while peek()[0] == "OR":
+            take()
+            node = ("or", node, term())
+        return node
+
+    def term():
+        node = factor()
+        while peek()[0] not in (None, ")", "OR"):
+            if peek()[0] == "AND":
+                take()
+            node = ("and", node, factor())
+        return node
+
+    def factor():
+        kind, value = peek()
+        if kind == "NOT":
+            take()
+            return ("not", factor())
+        if kind == "(":
+            take()
+            node = expr()
+            if take()[0] != ")":
+                raise FilterError("missing ) in filter %r" % text)
+            return node
+        if kind != "word":
+            raise FilterError("expected a field name in filter %r" % text)
+        take()
+        okind, op = take()
+        if okind != "op":
+            raise FilterError("expected an operator after %s in filter %r" % (value, text))
+        vkind, literal = take()
+        if vkind not in ("word", "str"):
+            raise FilterError("expected a value after %s %s in filter %r" % (value, op, text))
+        return ("cmp", value, op, literal)
+
+    tree = expr()
+    if pos[0] != len(toks):
+        raise FilterError("unexpected text at the end of filter %r" % text)
+    return tree
+
+
+def _field(resource, path):
+    value = resource
+    for part in path.split("."):
+        if isinstance(value, dict):
+            value = value.get(part)
+        else:
+            return None
+    return value
+
+
+def _scalar(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def evaluate(tree, resource):
+    kind = tree[0]
+    if kind == "and":
+        return evaluate(tree[1], resource) and evaluate(tree[2], resource)
+    if kind == "or":
+        return evaluate(tree[1], resource) or evaluate(tree[2], resource)
+    if kind == "not":
+        return not evaluate(tree[1], resource)
+    _, name, op, literal = tree
+    actual = _field(resource, name)
+    if op in ("eq", "ne"):
+        hit = re.fullmatch(literal, _scalar(actual)) is not None
+        return hit if op == "eq" else not hit
+    if op == ":":
+        if literal == "*":
+            return actual not in (None, "", [], {})
+        pattern = re.escape(literal).replace(r"\*", ".*")
+        return re.fullmatch(pattern, _scalar(actual)) is not None
+    text = _scalar(actual)
+    # URL fields compare equal to their full URL or their last segment
+    equal = text == literal or (text.startswith("https://") and text.rsplit("/", 1)[-1] == literal)
+    if op == "=":
+        return equal
+    if op == "!=":
+        return not equal
+    raise FilterError("operator %s is not supported by the emulator" % op)
+
+
+# --- field masks -----------------------------------------------------------
+
+def parse_fields(text):
+    """'a,b/c(d,e)' -> {'a': None, 'b': {'c': {'d': None, 'e': None}}} (None = whole value)."""
+    pos = [0]
+
+    def items():
+        tree = {}
+        while True:
+            start = pos[0]
+            while pos[0] < len(text) and text[pos[0]] not in ",()":
+                pos[0] += 1
+            path = [p for p in text[start:pos[0]].strip().split("/") if p]
+            sub = None
+            if pos[0] < len(text) and text[pos[0]] == "(":
+                pos[0] += 1
+                sub = items()
+                pos[0] += 1  # the closing parenthesis
+            if path:
+                _insert(tree, path, sub)
+            if pos[0] < len(text) and text[pos[0]] == ",":
+                pos[0] += 1
+                continue
+            return tree
+
+    return items()
+
+
+def _insert(tree, path, sub):
+    node = tree
+    for part in path[:-1]:
+        if part in node and node[part] is None:
+            return  # the whole value is already selected
+        node = node.setdefault(part, {})
+    last = path[-1]
+    if sub is None:
+        node[last] = None
+    elif last not in node:
+        node[last] = sub
+    elif node[last] is not None:
+        for key, value in sub.items():
+            _insert(node[last], [key], value)
+
+
+def apply_fields(value, tree):
+    if tree is None:
+        return value
+    if isinstance(value, list):
+        return [apply_fields(v, tree) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, sub in tree.items():
+        if key == "*":
+            for k, v in value.items():
+                out[k] = apply_fields(v, sub)
+        elif key in value:
+            out[key] = apply_fields(value[key], sub)
+    return out
+
+
+# --- the fixture -----------------------------------------------------------
+
+def load_fixture(path):
+    with open(path) as handle:
+        text = handle.read()
+    if path.endswith(".json"):
+        return json.loads(text)
+    try:
+        import yaml
+    except ImportError:
+        return json.loads(text)
+    return yaml.safe_load(text)
+
+
+def _url(project, value, kind):
+    """Normalise a fixture reference to the self-link form the real API returns."""
+    if not value:
+        return value
+    if value.startswith("https://") or value.startswith("http://"):
+        return value
+    if value.startswith("projects/"):
+        return SELF_LINK_BASE + value
+    if "/" in value:
+        return SELF_LINK_BASE + "projects/%s/%s" % (project, value)
+    return SELF_LINK_BASE + "projects/%s/%s/%s" % (project, kind, value)
+
+
+def normalise_instance(project, raw, index):
+    inst = copy.deepcopy(raw)
+    zone = inst.get("zone", "zones/us-central1-a")
+    zone_name = zone.rstrip("/").rsplit("/", 1)[-1]
+    inst["zone"] = _url(project, "zones/" + zone_name, "zones")
+    mtype = inst.get("machineType", "n2-standard-8")
+    inst["machineType"] = _url(project, "zones/%s/machineTypes/%s" % (zone_name, mtype.rsplit("/", 1)[-1])
+                               if not mtype.startswith(("https://", "projects/")) else mtype, "machineTypes")
+    inst.setdefault("kind", "compute#instance")
+    inst.setdefault("id", str(1000000000000 + index))
+    inst.setdefault("status", "RUNNING")
+    inst["selfLink"] = inst["zone"] + "/instances/" + inst.get("name", "vm-%d" % index)
+    region = zone_name.rsplit("-", 1)[0]
+    for i, nic in enumerate(inst.get("networkInterfaces") or []):
+        nic.setdefault("name", "nic%d" % i)
+        nic.setdefault("kind", "compute#networkInterface")
+        if nic.get("network"):
+            nic["network"] = _url(project, nic["network"] if "/" in nic["network"]
+                                  else "global/networks/" + nic["network"], "global/networks")
+        if nic.get("subnetwork"):
+            nic["subnetwork"] = _url(project, nic["subnetwork"] if "/" in nic["subnetwork"]
+                                     else "regions/%s/subnetworks/%s" % (region, nic["subnetwork"]),
+                                     "subnetworks")
+    inst["resourcePolicies"] = [_url(project, p if "/" in p else "regions/%s/resourcePolicies/%s" % (region, p),
+                                     "resourcePolicies") for p in inst.get("resourcePolicies") or []]
+    return inst
+
+
+class State(object):
+    """Fixture data, faults and request counters, shared by the handler threads."""
+
+    def __init__(self, fixture, page_size=None):
+        self.lock = threading.Lock()
+        self.projects = {}
+        for name, proj in (fixture.get("projects") or {}).items():
+            proj = proj or {}
+            insts = [normalise_instance(name, raw, i) for i, raw in enumerate(proj.get("instances") or [])]
+            zones = {}
+            for inst in insts:
+                zones.setdefault(inst["zone"].rsplit("/", 1)[-1], []).append(inst)
+            for zone in proj.get("zones") or []:
+                zones.setdefault(zone, [])
+            self.projects[name] = {
+                "instances": insts,
+                "zones": zones,
+                "networks": dict(proj.get("networks") or {}),
+                "subnetworks": dict(proj.get("subnetworks") or {}),
+            }
+        self.page_size = int(page_size or fixture.get("page_size") or 500)
+        self.faults = dict(fixture.get("faults") or {})
+        self.service_accounts = dict(fixture.get("service_accounts") or {})
+        self.reset()
+
+    def reset(self):
+        with self.lock:
+            self.counts = {"total": 0, "api": 0, "token": 0, "iam": 0, "by_kind": {}, "by_project": {},
+                           "failed": 0}
+            self.failures_left = int((self.faults.get("fail_first") or {}).get("count", 0))
+            self.resets_left = int(self.faults.get("reset_first") or 0)
+            self.tokens = set()
+
+    def set_faults(self, faults):
+        with self.lock:
+            self.faults = dict(faults or {})
+        self.reset()
+
+    def count(self, kind, project=None):
+        with self.lock:
+            self.counts["total"] += 1
+            if kind in ("token", "iam"):
+                self.counts[kind] += 1
+            else:
+                self.counts["api"] += 1
+            self.counts["by_kind"][kind] = self.counts["by_kind"].get(kind, 0) + 1
+            if project:
+                self.counts["by_project"][project] = self.counts["by_project"].get(project, 0) + 1
+
+    def take_fault(self):
+        """('reset'|status, retry_after) for the next API request, or (None, None)."""
+        with self.lock:
+            if self.resets_left > 0:
+                self.resets_left -= 1
+                self.counts["failed"] += 1
+                return "reset", None
+            if self.failures_left > 0:
+                self.failures_left -= 1
+                self.counts["failed"] += 1
+                spec = self.faults.get("fail_first") or {}
+                return int(spec.get("status", 503)), spec.get("retry_after")
+        return None, None
+
+
+def _page_token(offset):
+    return base64.urlsafe_b64encode(("o:%d" % offset).encode()).decode()
+
+
+def _offset(token):
+    if not token:
+        return 0
+    try:
+        return int(base64.urlsafe_b64decode(token.encode()).decode().split(":", 1)[1])
+    except (ValueError, IndexError):
+        raise FilterError("invalid pageToken")
+
+
+def _google_error(code, status, reason, message):
+    return code, {"error": {"code": code, "message": message, "status": status,
+                            "errors": [{"message": message, "domain": "global", "reason": reason}]}}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "ComputeApiEmulator/1.0"
+    state = None  # set by make_server
+
+    def log_message(self, fmt, *args):  # keep test output quiet
+        if os.environ.get("COMPUTE_API_EMULATOR_LOG"):
+            sys.stderr.write("emulator: " + (fmt % args) + "\n")
+
+    # -- plumbing ------------------------------------------------------------
+
+    def _send(self, code, body, headers=None):
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _latency(self):
+        latency = float(self.state.faults.get("latency_ms") or 0)
+        if latency:
+            time.sleep(latency / 1000.0)
+
+    # -- control and auth ----------------------------------------------------
+
+    def do_POST(self):
+        path = urlsplit(self.path).path
+        body = self._body()
+        if path == "/_emulator/reset":
+            self.state.reset()
+            return self._send(200, {"ok": True})
+        if path == "/_emulator/faults":
+            self.state.set_faults(json.loads(body or b"{}"))
+            return self._send(200, {"ok": True, "faults": self.state.faults})
+        if path == "/token":
+            return self._token(body)
+        match = re.match(r"^/v1/projects/-/serviceAccounts/([^/:]+):generateAccessToken$", path)
+        if match:
+            return self._impersonate(match.group(1), body)
+        return self._send(*_google_error(404, "NOT_FOUND", "notFound", "no such endpoint %s" % path))
+
+    def _issue(self):
+        token = "emu-" + uuid.uuid4().hex
+        with self.state.lock:
+            self.state.tokens.add(token)
+        return token
+
+    def _token(self, body):
+        self.state.count("token")
+        self._latency()
+        form = dict((k, v[0]) for k, v in parse_qs(body.decode()).items())
+        if self.state.faults.get("bad_token_grants"):
+            return self._send(400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."})
+        grant = form.get("grant_type")
+        if grant == "urn:ietf:params:oauth:grant-type:jwt-bearer":
+            problem = self._check_assertion(form.get("assertion", ""))
+            if problem:
+                return self._send(400, {"error": "invalid_grant", "error_description": problem})
+        elif grant != "refresh_token":
+            return self._send(400, {"error": "unsupported_grant_type", "error_description": str(grant)})
+        return self._send(200, {"access_token": self._issue(), "expires_in": 3600, "token_type": "Bearer"})
+
+    def _check_assertion(self, assertion):
+        """Check the signed JWT a service account key produces; verify it when the key is known."""
+        parts = assertion.split(".")
+        if len(parts) != 3:
+            return "assertion is not a JWT"
+        try:
+            claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        except ValueError:
+            return "assertion payload is not JSON"
+        for claim in ("iss", "aud", "iat", "exp"):
+            if claim not in claims:
+                return "assertion lacks the %s claim" % claim
+        if claims["exp"] < time.time():
+            return "assertion expired"
+        public_pem = self.state.service_accounts.get(claims["iss"])
+        if public_pem:
+            try:
+                from cryptography.hazmat.primitives import hashes, serialization
+                from cryptography.hazmat.primitives.asymmetric import padding
+                key = serialization.load_pem_public_key(public_pem.encode())
+                signature = base64.urlsafe_b64decode(parts[2] + "=" * (-len(parts[2]) % 4))
+                key.verify(signature, (parts[0] + "." + parts[1]).encode(), padding.PKCS1v15(), hashes.SHA256())
+            except Exception:  # any failure is a bad signature to the caller
+                return "Invalid JWT Signature."
+        elif self.state.service_accounts:
+            return "unknown service account %s" % claims["iss"]
+        return None
+
+    def _impersonate(self, principal, body):
+        self.state.count("iam")
+        self._latency()
+        if not self._authorised():
+            return self._send(*_google_error(401, "UNAUTHENTICATED", "authError", "Request had invalid credentials."))
+        expire = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+        return self._send(200, {"accessToken": self._issue(), "expireTime": expire, "principal": principal})
+
+    def _authorised(self):
+        header = self.headers.get("Authorization") or ""
+        if not header.startswith("Bearer ") or not header[7:].strip():
+            return False
+        return not self.state.faults.get("unauthorized")
+
+    # -- the Compute API -----------------------------------------------------
+
+    def do_GET(self):
+        try:
+            return self._get()
+        except Exception as exc:  # an emulator bug must show, not look like a flaky network
+            import traceback
+            traceback.print_exc()
+            return self._send(500, {"error": {"code": 500, "message": "emulator bug: %r" % exc}})
+
+    def _get(self):
+        url = urlsplit(self.path)
+        query = dict((k, v[0]) for k, v in parse_qs(url.query).items())
+        if url.path == "/_emulator/stats":
+            with self.state.lock:
+                return self._send(200, copy.deepcopy(self.state.counts))
+        match = re.match(r"^/compute/v1/projects/([^/]+)/(.+)$", url.path)
+        if not match:
+            return self._send(*_google_error(404, "NOT_FOUND", "notFound", "no such endpoint %s" % url.path))
+        project, rest = match.groups()
+        kind = rest.split("/", 1)[0] if not rest.startswith("zones/") else "zone_instances"
+        kind = {"aggregated": "aggregated", "global": "network", "regions": "subnetwork"}.get(kind, kind)
+        self.state.count(kind, project)
+        self._latency()
+        fault, retry_after = self.state.take_fault()
+        if fault == "reset":
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return None
+        if fault:
+            code, body = _google_error(fault, "UNAVAILABLE" if fault != 429 else "RESOURCE_EXHAUSTED",
+                                       "rateLimitExceeded" if fault == 429 else "backendError",
+                                       "emulated transient failure")
+            headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+            return self._send(code, body, headers)
+        if not self._authorised():
+            return self._send(*_google_error(401, "UNAUTHENTICATED", "authError",
+                                             "Request had invalid authentication credentials."))
+        if project in (self.state.faults.get("disabled_projects") or []):
+            return self._send(*_google_error(
+                403, "PERMISSION_DENIED", "accessNotConfigured",
+                "Compute Engine API has not been used in project %s before or it is disabled." % project))
+        if project in (self.state.faults.get("forbidden_projects") or []):
+            return self._send(*_google_error(
+                403, "PERMISSION_DENIED", "forbidden",
+                "Required 'compute.instances.list' permission for 'projects/%s'" % project))
+        proj = self.state.projects.get(project)
+        if proj is None:
+            return self._send(*_google_error(404, "NOT_FOUND", "notFound",
+                                             "The resource 'projects/%s' was not found" % project))
+        try:
+            code, body = self._route(project, proj, rest, query)
+            if code == 200 and query.get("fields"):
+                body = apply_fields(body, parse_fields(query["fields"]))
+        except (FilterError, re.error) as exc:
+            code, body = _google_error(400, "INVALID_ARGUMENT", "invalid", "Invalid value for field 'filter': %s" % exc)
+        return self._send(code, body)
+
+    def _route(self, project, proj, rest, query):
+        if rest == "aggregated/instances":
+            return self._aggregated(project, proj, query)
+        match = re.match(r"^zones/([^/]+)/instances$", rest)
+        if match:
+            return self._zone_list(project, proj, match.group(1), query)
+        match = re.match(r"^global/networks/([^/]+)$", rest)
+        if match:
+            name = match.group(1)
+            if name in (self.state.faults.get("forbidden_networks") or []):
+                return _google_error(403, "PERMISSION_DENIED", "forbidden",
+                                     "Required 'compute.networks.get' permission")
+            net = proj["networks"].get(name)
+            if net is None:
+                return _google_error(404, "NOT_FOUND", "notFound",
+                                     "The resource 'projects/%s/global/networks/%s' was not found" % (project, name))
+            net = dict(net)
+            net.setdefault("name", name)
+            net.setdefault("kind", "compute#network")
+            net["selfLink"] = SELF_LINK_BASE + "projects/%s/global/networks/%s" % (project, name)
+            return 200, net
+        match = re.match(r"^regions/([^/]+)/subnetworks/([^/]+)$", rest)
+        if match:
+            key = "%s/%s" % match.groups()
+            sub = proj["subnetworks"].get(key)
+            if sub is None:
+                return _google_error(404, "NOT_FOUND", "notFound", "The resource 'projects/%s/regions/%s/"
+                                     "subnetworks/%s' was not found" % ((project,) + match.groups()))
+            sub = dict(sub)
+            sub.setdefault("name", match.group(2))
+            sub["selfLink"] = SELF_LINK_BASE + "projects/%s/regions/%s/subnetworks/%s" % ((project,) + match.groups())
+            return 200, sub
+        return _google_error(404, "NOT_FOUND", "notFound", "no such resource %s" % rest)
+
+    def _matching(self, instances, query):
+        text = query.get("filter")
+        if not text:
+            return list(instances)
+        tree = parse_filter(text)
+        return [i for i in instances if evaluate(tree, i)]
+
+    def _page(self, items, query):
+        size = min(int(query.get("maxResults") or 500), 500, self.state.page_size)
+        start = _offset(query.get("pageToken"))
+        page = items[start:start + size]
+        token = _page_token(start + size) if start + size < len(items) else None
+        return page, token
+
+    def _aggregated(self, project, proj, query):
+        unreachable = set(self.state.faults.get("unreachable_zones") or [])
+        reachable = [i for i in proj["instances"] if i["zone"].rsplit("/", 1)[-1] not in unreachable]
+        page, token = self._page(self._matching(reachable, query), query)
+        items = {}
+        for zone in sorted(proj["zones"]):
+            if zone in unreachable:
+                continue
+            items["zones/" + zone] = {"warning": {
+                "code": "NO_RESULTS_ON_PAGE",
+                "message": "There are no results for scope 'zones/%s' on this page." % zone}}
+        for inst in page:
+            scope = "zones/" + inst["zone"].rsplit("/", 1)[-1]
+            items.setdefault(scope, {}).pop("warning", None)
+            items[scope].setdefault("instances", []).append(inst)
+        body = {"kind": "compute#instanceAggregatedList", "id": "projects/%s/aggregated/instances" % project,
+                "items": items,
+                "selfLink": SELF_LINK_BASE + "projects/%s/aggregated/instances" % project}
+        zones_down = sorted(z for z in unreachable if z in proj["zones"])
+        if zones_down:
+            if query.get("returnPartialSuccess") == "true":
+                body["unreachables"] = ["zones/" + z for z in zones_down]
+            else:
+                for zone in zones_down:
+                    body["items"]["zones/" + zone] = {"warning": {
+                        "code": "UNREACHABLE", "message": "Scope zones/%s is unreachable." % zone}}
+        if token:
+            body["nextPageToken"] = token
+        return 200, body
+
+    def _zone_list(self, project, proj, zone, query):
+        if zone in (self.state.faults.get("unreachable_zones") or []):
+            return _google_error(503, "UNAVAILABLE", "backendError", "zone %s is unreachable" % zone)
+        if zone not in proj["zones"] and not re.match(r"^[a-z]+-[a-z]+\d+-[a-z]$", zone):
+            return _google_error(400, "INVALID_ARGUMENT", "invalid", "Invalid value for field 'zone': '%s'" % zone)
+        page, token = self._page(self._matching(proj["zones"].get(zone, []), query), query)
+        body = {"kind": "compute#instanceList", "id": "projects/%s/zones/%s/instances" % (project, zone),
+                "items": page}
+        if token:
+            body["nextPageToken"] = token
+        return 200, body
+
+
+def make_server(state, host="127.0.0.1", port=0, tls_cert=None, tls_key=None):
+    handler = type("BoundHandler", (Handler,), {"state": state})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    scheme = "http"
+    if tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tls_cert, tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
+    server.base_url = "%s://%s:%d" % (scheme, host, server.server_address[1])
+    return server
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Compute Engine API emulator for tests")
+    parser.add_argument("--fixture", required=True, help="YAML or JSON fixture file")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--ready-file", help="write the base URL here once listening")
+    parser.add_argument("--page-size", type=int, help="most items per page (overrides the fixture)")
+    parser.add_argument("--latency-ms", type=float, help="latency per request (overrides the fixture)")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
+    parser.add_argument("--tls-key", help="private key for --tls-cert (PEM)")
+    args = parser.parse_args(argv)
+    try:
+        fixture = load_fixture(args.fixture)
+    except (IOError, OSError, ValueError) as exc:
+        parser.exit(2, "compute_api.py: cannot load fixture %s: %s\n" % (args.fixture, exc))
+    state = State(fixture or {}, page_size=args.page_size)
+    if args.latency_ms is not None:
+        state.faults["latency_ms"] = args.latency_ms
+    server = make_server(state, args.host, args.port, args.tls_cert, args.tls_key)
+    if args.ready_file:
+        tmp = args.ready_file + ".tmp"
+        with open(tmp, "w") as handle:
+            handle.write(server.base_url + "\n")
+        os.rename(tmp, args.ready_file)
+    sys.stderr.write("compute API emulator listening on %s\n" % server.base_url)
+    sys.stderr.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Builders for Compute API emulator fixtures.
+
+NIC layouts of GPU VMs come from the collection's family table, so a fixture
+VM of family X has exactly the NICs a real X VM has.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import os
+import sys
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_COLLECTIONS = os.path.join(_ROOT, "build", "collections")
+if _COLLECTIONS not in sys.path:
+    sys.path.insert(0, _COLLECTIONS)
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families  # noqa: E402
+
+
+def gpu_networks(prefix, family):
+    """Network names of a family's NICs: <prefix>-net-0 .. (one VPC per NIC)."""
+    count = families.FAMILIES[family]["nics"]["count"]
+    return ["%s-net-%d" % (prefix, i) for i in range(count)]
+
+
+def gpu_instance(name, family, zone="us-central1-a", index=0, prefix="gpu", status="RUNNING",
+                 labels=None, public_ip=None, placement=None, topology=None, reservation=None,
+                 provisioning_model=None, extra=None):
+    """A raw instance resource of an A3/A4 VM with the family's NIC layout."""
+    fam = families.FAMILIES[family]
+    nic_types = fam["nics"]["nic_types"]
+    region = zone.rsplit("-", 1)[0]
+    nics = []
+    for i, (net, nic_type) in enumerate(zip(gpu_networks(prefix, family), nic_types)):
+        nic = {
+            "name": "nic%d" % i,
+            "network": "global/networks/%s" % net,
+            "subnetwork": "regions/%s/subnetworks/%s-sub" % (region, net),
+            "networkIP": "10.%d.%d.%d" % (i, (index // 250) % 250, index % 250 + 2),
+            "nicType": nic_type,
+        }
+        if i == 0 and public_ip:
+            nic["accessConfigs"] = [{"type": "ONE_TO_ONE_NAT", "name": "External NAT", "natIP": public_ip}]
+        nics.append(nic)
+    inst = {
+        "name": name,
+        "zone": "zones/%s" % zone,
+        "machineType": fam["machine_type"],
+        "status": status,
+        "labels": dict(labels or {}),
+        "networkInterfaces": nics,
+        "guestAccelerators": [{"acceleratorType": "zones/%s/acceleratorTypes/%s" % (zone, fam["gpu"]["model"]),
+                               "acceleratorCount": fam["gpu"]["count"]}],
+        "scheduling": {"provisioningModel": provisioning_model or "STANDARD", "onHostMaintenance": "TERMINATE"},
+        "metadata": {"items": [{"key": "startup-script", "value": "#!/bin/bash\necho hello"}]},
+        "disks": [{"boot": True, "deviceName": "boot", "diskSizeGb": "200",
+                   "source": "zones/%s/disks/%s" % (zone, name)}],
+        "cpuPlatform": "Intel Sapphire Rapids",
+        "creationTimestamp": "2026-11-01T00:00:00.000-07:00",
+    }
+    if placement:
+        inst["resourcePolicies"] = ["regions/%s/resourcePolicies/%s" % (region, placement)]
+    if topology:
+        inst["resourceStatus"] = {"physicalHost": "/%s/%s/%s" % (topology["block"], topology["subblock"],
+                                                                 topology["host"]),
+                                  "physicalHostTopology": dict(topology, cluster="cluster-1")}
+    if reservation:
+        inst["reservationAffinity"] = {"consumeReservationType": "SPECIFIC_RESERVATION",
+                                       "key": "compute.googleapis.com/reservation-name",
+                                       "values": [reservation]}
+    inst.update(extra or {})
+    return inst
+
+
+def plain_instance(name, zone="us-central1-a", machine_type="n2-standard-8", index=0, status="RUNNING",
+                   network="default"):
+    """A non-GPU VM (the bulk of a real project)."""
+    region = zone.rsplit("-", 1)[0]
+    return {
+        "name": name,
+        "zone": "zones/%s" % zone,
+        "machineType": machine_type,
+        "status": status,
+        "labels": {"role": "web"},
+        "networkInterfaces": [{"name": "nic0", "network": "global/networks/%s" % network,
+                               "subnetwork": "regions/%s/subnetworks/%s" % (region, network),
+                               "networkIP": "10.200.%d.%d" % ((index // 250) % 250, index % 250 + 2),
+                               "nicType": "GVNIC"}],
+        "scheduling": {"provisioningModel": "STANDARD"},
+        "metadata": {"items": [{"key": "startup-script", "value": "#!/bin/bash\necho hello"}]},
+        "disks": [{"boot": True, "deviceName": "boot", "diskSizeGb": "50",
+                   "source": "zones/%s/disks/%s" % (zone, name)}],
+        "cpuPlatform": "Intel Cascade Lake",
+    }
+
+
+def networks_for(prefix, family, mtu=None):
+    """networks.get resources for a family's VPCs, at the family's VPC MTU by default."""
+    fam = families.FAMILIES[family]
+    out = {}
+    for i, net in enumerate(gpu_networks(prefix, family)):
+        # nic0 is the host VPC: it keeps the default MTU unless told otherwise
+        out[net] = {"name": net, "mtu": mtu or (fam["vpc_mtu"] if i else 1460)}
+    return out
