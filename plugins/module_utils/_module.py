@@ -1,0 +1,49 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A thin wrapper over AnsibleModule shared by the collection's modules.
+
+It keeps the modules short: one place that builds the AnsibleModule, runs
+commands as argument lists and turns bad input into one clear line.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+class ModuleInputError(ValueError):
+    """Bad input or node state that must be reported as one line, not a traceback."""
+
+
+class GpuModule(object):
+    """AnsibleModule plus the few helpers every gpudirect.gcp module needs."""
+
+    def __init__(self, argument_spec, supports_check_mode=True, **kwargs):
+        self.module = AnsibleModule(argument_spec=argument_spec,
+                                    supports_check_mode=supports_check_mode, **kwargs)
+        self.params = self.module.params
+        self.check_mode = self.module.check_mode
+        self.diff_mode = self.module._diff
+        self.warnings = []
+
+    def warn(self, message):
+        self.warnings.append(message)
+        self.module.warn(message)
+
+    def run(self, argv, check_rc=False):
+        """Run a command given as an argument list; never through a shell."""
+        if not isinstance(argv, (list, tuple)):
+            raise TypeError("commands are argument lists")
+        return self.module.run_command(list(argv), check_rc=check_rc)
+
+    def which(self, name):
+        return self.module.get_bin_path(name)
+
+    def fail(self, msg, **result):
+        self.module.fail_json(msg=msg, **result)
+
+    def exit(self, **result):
+        self.module.exit_json(**result)

@@ -1,0 +1,141 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Readiness checks for GPU NICs: present, up, addressed, at the VPC MTU.
+
+Each check returns plain problem strings ("mtu 1460, expected 8244") so that a
+module can fail with one line naming every bad NIC and why.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic_map import norm_mac
+
+# IPv4 header (20) + ICMP header (8): a payload of MTU-28 fills the MTU exactly
+PING_OVERHEAD = 28
+NO_RDMA = "no RDMA devices on this node"
+
+
+def resolve(item, interfaces):
+    """The guest interface an expected NIC item refers to, by name, else MAC."""
+    name = item.get("name")
+    if name:
+        return name if name in interfaces else None
+    mac = norm_mac(item.get("mac"))
+    for iface, info in interfaces.items():
+        if mac and info.get("mac") == mac:
+            return iface
+    return None
+
+
+def label(item, iface=None):
+    """How a NIC is named in messages: its interface, else what the user gave."""
+    if iface:
+        return iface
+    return item.get("name") or item.get("nic") or norm_mac(item.get("mac")) or "?"
+
+
+def is_up(info):
+    """Admin up and carrier; operstate 'unknown' is fine for drivers that never set it."""
+    return bool(info.get("admin_up")) and info.get("operstate") in ("up", "unknown") and info.get("carrier", True)
+
+
+def check_nic(item, interfaces):
+    """Local checks for one expected NIC -> result dict with ``problems``."""
+    iface = resolve(item, interfaces)
+    result = {"name": label(item, iface), "nic": item.get("nic"), "iface": iface,
+              "mac": norm_mac(item.get("mac")), "expected_mtu": item.get("mtu"),
+              "expected_ip": item.get("ip"), "mtu": None, "operstate": None,
+              "ipv4": [], "peers": [], "problems": []}
+    problems = result["problems"]
+    if iface is None:
+        if item.get("name"):
+            problems.append("no such interface")
+        else:
+            problems.append("no interface with MAC %s" % result["mac"])
+        return result
+    info = interfaces[iface]
+    result.update(mtu=info.get("mtu"), operstate=info.get("operstate"), ipv4=list(info.get("ipv4", [])),
+                  mac=info.get("mac"))
+    if not info.get("admin_up"):
+        problems.append("down (administratively)")
+    elif not info.get("carrier", True):
+        problems.append("down (no carrier)")
+    elif not is_up(info):
+        problems.append("down (operstate %s)" % info.get("operstate"))
+    want_ip = item.get("ip")
+    if want_ip and want_ip not in result["ipv4"]:
+        problems.append("no IPv4 %s (has %s)" % (want_ip, ", ".join(result["ipv4"]) or "none"))
+    want_mtu = item.get("mtu")
+    if want_mtu is not None and info.get("mtu") != int(want_mtu):
+        problems.append("mtu %s, expected %s" % (info.get("mtu"), want_mtu))
+    return result
+
+
+def ping_argv(ping, iface, mtu, peer):
+    """A full-size don't-fragment ping out of one interface."""
+    return [ping, "-M", "do", "-s", str(int(mtu) - PING_OVERHEAD), "-c", "1", "-W", "1", "-I", iface, peer]
+
+
+def check_peers(result, peers, run, ping):
+    """Ping every peer at the NIC's MTU; ``run(argv)`` returns (rc, out, err)."""
+    mtu = result.get("expected_mtu") or result.get("mtu")
+    for peer in peers:
+        argv = ping_argv(ping, result["iface"], mtu, peer)
+        rc, out, err = run(argv)
+        ok = rc == 0
+        result["peers"].append({"address": peer, "ok": ok, "argv": argv})
+        if not ok:
+            why = (err or out or "").strip().splitlines()
+            result["problems"].append("ping -M do -s %d to %s failed%s" % (
+                int(mtu) - PING_OVERHEAD, peer, (" (%s)" % why[-1]) if why else ""))
+
+
+def check_rdma(results, rdma_devices, mode):
+    """gIB: every NIC's RDMA device ACTIVE, its GID table holding the NIC's IPv4.
+
+    mode: 'required' (no devices is a problem for every NIC), 'auto' (no
+    devices on the node: the check is skipped and said so), 'skip'.
+    Returns the rdma summary dict; adds problems to ``results``.
+    """
+    if mode == "skip":
+        return {"checked": False, "reason": "RDMA check not requested", "devices": []}
+    if not rdma_devices:
+        if mode == "required":
+            for res in results:
+                res["problems"].append(NO_RDMA)
+        return {"checked": mode == "required", "reason": NO_RDMA, "devices": []}
+    by_netdev = {}
+    for dev in rdma_devices.values():
+        for ndev in dev["netdevs"]:
+            by_netdev[ndev] = dev
+    for res in results:
+        if not res["iface"]:
+            continue
+        dev = by_netdev.get(res["iface"])
+        if dev is None:
+            res["problems"].append("no RDMA device for this interface")
+            continue
+        res["rdma_device"] = dev["name"]
+        for port, pinfo in sorted(dev["ports"].items()):
+            if pinfo["state"] != "ACTIVE":
+                res["problems"].append("RDMA %s port %s is %s, expected ACTIVE"
+                                       % (dev["name"], port, pinfo["state"] or "unknown"))
+        want = res.get("expected_ip") or (res["ipv4"][0] if res["ipv4"] else None)
+        gid_ips = set(g["ipv4"] for p in dev["ports"].values() for g in p["gids"] if g["ipv4"])
+        if want and want not in gid_ips:
+            res["problems"].append("RDMA %s GID table lacks %s (has %s)"
+                                   % (dev["name"], want, ", ".join(sorted(gid_ips)) or "no IPv4 GIDs"))
+    return {"checked": True, "reason": None, "devices": sorted(rdma_devices)}
+
+
+def summary(results, node=None):
+    """One line naming every bad NIC and why, or None when all are ready."""
+    bad = [r for r in results if r["problems"]]
+    if not bad:
+        return None
+    where = " on %s" % node if node else ""
+    return "%d of %d GPU NICs not ready%s: %s" % (
+        len(bad), len(results), where, "; ".join("%s: %s" % (r["name"], ", ".join(r["problems"])) for r in bad))

@@ -1,0 +1,192 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Read what a node really has: interfaces, RDMA devices, A3 Mega devices.
+
+Everything is read from sysfs and /dev under a root path, so unit tests can
+point the reader at a fake tree.  IPv4 addresses are not in sysfs; they come
+from ``ip -j -4 addr show`` (see parse_ip_addr_json) and are passed in.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import json
+import os
+import re
+
+IFF_UP = 0x1
+# Link-layer types worth reporting: Ethernet (1) and InfiniBand (32).
+ETHER_TYPES = (1, 32)
+_PCI_ADDR = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+
+
+def parse_ip_addr_json(text):
+    """``ip -j -4 addr show`` output -> {ifname: ["10.0.1.2/24", ...]}."""
+    try:
+        data = json.loads(text or "[]")
+    except ValueError as exc:
+        raise ValueError("cannot parse `ip -j -4 addr show` output: %s" % exc)
+    out = {}
+    for link in data:
+        name = link.get("ifname")
+        if not name:
+            continue
+        addrs = out.setdefault(name, [])
+        for info in link.get("addr_info", []):
+            if info.get("family", "inet") == "inet" and info.get("local"):
+                addrs.append("%s/%s" % (info["local"], info.get("prefixlen", 32)))
+    return out
+
+
+def gid_ipv4(gid):
+    """The IPv4 address an IPv4-mapped RoCE GID carries, or None."""
+    try:
+        mapped = ipaddress.IPv6Address(gid.strip()).ipv4_mapped
+    except ValueError:
+        return None
+    return str(mapped) if mapped else None
+
+
+class SysfsReader(object):
+    """Reads /sys/class/net, /sys/class/infiniband and /dev under ``root``."""
+
+    def __init__(self, root="/"):
+        self.root = root or "/"
+
+    def path(self, *parts):
+        return os.path.join(self.root, *parts)
+
+    def _read(self, path, default=None):
+        try:
+            with open(path) as handle:
+                return handle.read().strip()
+        except (IOError, OSError):
+            # virtual NICs answer EINVAL for speed, missing files are normal
+            return default
+
+    def _int(self, path, base=10):
+        value = self._read(path)
+        try:
+            return int(value, base)
+        except (TypeError, ValueError):
+            return None
+
+    def _listdir(self, path):
+        try:
+            return sorted(os.listdir(path))
+        except (IOError, OSError):
+            return []
+
+    # --- network interfaces -------------------------------------------------
+
+    def interface_names(self):
+        return self._listdir(self.path("sys", "class", "net"))
+
+    def interface(self, name, addresses=None):
+        base = self.path("sys", "class", "net", name)
+        if not os.path.isdir(base):
+            return None
+        flags = self._int(os.path.join(base, "flags"), 16)
+        speed = self._int(os.path.join(base, "speed"))
+        device = os.path.join(base, "device")
+        driver = None
+        pci = None
+        if os.path.exists(device):
+            driver_link = os.path.join(device, "driver")
+            if os.path.islink(driver_link):
+                driver = os.path.basename(os.readlink(driver_link))
+            target = os.path.basename(os.path.realpath(device))
+            pci = target if _PCI_ADDR.match(target) else None
+        cidrs = list((addresses or {}).get(name, []))
+        mac = self._read(os.path.join(base, "address"))
+        return {
+            "name": name,
+            "mac": mac.lower() if mac else None,
+            "mtu": self._int(os.path.join(base, "mtu")),
+            "operstate": self._read(os.path.join(base, "operstate"), "unknown"),
+            "admin_up": bool(flags & IFF_UP) if flags is not None else None,
+            "carrier": self._int(os.path.join(base, "carrier")) == 1,
+            "type": self._int(os.path.join(base, "type")),
+            "ipv4": [c.split("/", 1)[0] for c in cidrs],
+            "ipv4_cidrs": cidrs,
+            "driver": driver,
+            "pci_address": pci,
+            "speed_mbps": speed if speed and speed > 0 else None,
+        }
+
+    def interfaces(self, addresses=None):
+        """Every Ethernet-like interface except loopback, keyed by name."""
+        out = {}
+        for name in self.interface_names():
+            info = self.interface(name, addresses)
+            if info is None or name == "lo" or info["type"] not in ETHER_TYPES:
+                continue
+            out[name] = info
+        return out
+
+    # --- RDMA (gIB families) --------------------------------------------------
+
+    def rdma_present(self):
+        return bool(self._listdir(self.path("sys", "class", "infiniband")))
+
+    def rdma_devices(self):
+        """{device: {netdev, ports: {n: {state, gids: [{index, gid, ipv4, type, netdev}]}}}}."""
+        base = self.path("sys", "class", "infiniband")
+        out = {}
+        for dev in self._listdir(base):
+            ports = {}
+            netdevs = set()
+            for port in self._listdir(os.path.join(base, dev, "ports")):
+                pbase = os.path.join(base, dev, "ports", port)
+                state = self._read(os.path.join(pbase, "state"), "")
+                # "4: ACTIVE" -> "ACTIVE"
+                state = state.split(":", 1)[-1].strip() if state else None
+                gids = []
+                for idx in sorted(self._listdir(os.path.join(pbase, "gids")), key=_num):
+                    gid = self._read(os.path.join(pbase, "gids", idx), "")
+                    if not gid or set(gid.replace(":", "")) == {"0"}:
+                        continue
+                    ndev = self._read(os.path.join(pbase, "gid_attrs", "ndevs", idx))
+                    if ndev:
+                        netdevs.add(ndev)
+                    gids.append({"index": _num(idx), "gid": gid, "ipv4": gid_ipv4(gid),
+                                 "type": self._read(os.path.join(pbase, "gid_attrs", "types", idx)),
+                                 "netdev": ndev})
+                ports[port] = {"state": state, "gids": gids}
+            # the PCI function's own net/ directory names the netdev when no GID does
+            netdevs.update(self._listdir(os.path.join(base, dev, "device", "net")))
+            out[dev] = {"name": dev, "netdevs": sorted(netdevs), "ports": ports}
+        return out
+
+    # --- A3 Mega (TCPXO) devices ---------------------------------------------
+
+    def aperture_devices(self):
+        return self._listdir(self.path("dev", "aperture_devices"))
+
+    def device_exists(self, dev_path):
+        return os.path.exists(self.path(dev_path.lstrip("/")))
+
+
+def _num(text):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return -1
+
+
+def read_addresses(run, ip_bin):
+    """IPv4 addresses per interface via ``ip -j -4 addr show``; run(argv) -> (rc, out, err)."""
+    rc, out, err = run([ip_bin, "-j", "-4", "addr", "show"])
+    if rc != 0:
+        raise ValueError("`ip -j -4 addr show` failed: %s" % (err or out).strip())
+    return parse_ip_addr_json(out)
+
+
+def read_interfaces(reader, run, ip_bin):
+    """SysfsReader.interfaces() with IPv4 addresses; raises ValueError with one clear line."""
+    if not ip_bin:
+        raise ValueError("the ip command (iproute2) is not on this node; it is needed to read IPv4 addresses")
+    return reader.interfaces(read_addresses(run, ip_bin))
