@@ -1,0 +1,242 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The AWX definitions under awx/ match the collection they drive.
+
+- every survey variable is an option of some role's meta/argument_specs.yml,
+  with a compatible type, choices and default;
+- job templates name playbooks the sample project has, and those import
+  playbooks the collection ships;
+- the environment variables the credential type injects and the inventory
+  source passes are ones the inventory plugin reads.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import glob
+import os
+import re
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+AWX = os.path.join(ROOT, "awx")
+
+# AWX survey type -> argument_specs types that accept its answer
+# (AWX sends integer/float answers as numbers and multiselect answers as lists).
+COMPATIBLE = {
+    "text": {"str", "path", "raw"},
+    "textarea": {"str", "path", "raw"},
+    "password": {"str", "raw"},
+    "integer": {"int", "float", "raw"},
+    "float": {"float", "raw"},
+    "multiplechoice": {"str", "raw"},
+    "multiselect": {"list"},
+}
+
+
+def _load(path):
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def role_options():
+    """{variable: [(role, entry point, spec)]} over every role's argument_specs."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "roles", "*", "meta", "argument_specs.yml"))):
+        role = path.split(os.sep)[-3]
+        for entry, spec in (_load(path).get("argument_specs") or {}).items():
+            for name, opt in ((spec or {}).get("options") or {}).items():
+                found.setdefault(name, []).append((role, entry, opt or {}))
+    return found
+
+
+def _walk(node, key):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key:
+                yield v
+            else:
+                for found in _walk(v, key):
+                    yield found
+    elif isinstance(node, list):
+        for item in node:
+            for found in _walk(item, key):
+                yield found
+
+
+def definition_files():
+    return sorted(glob.glob(os.path.join(AWX, "controller", "*.yml")))
+
+
+def surveys():
+    out = []
+    for path in definition_files():
+        for survey in _walk(_load(path), "survey_spec"):
+            out.append((os.path.relpath(path, ROOT), survey))
+    return out
+
+
+def _choices(value):
+    if value is None:
+        return []
+    if isinstance(value, str):  # older AWX form: one choice per line
+        return [c for c in value.split("\n") if c]
+    return list(value)
+
+
+def _type_ok(opt_type, value):
+    checks = {"str": lambda v: isinstance(v, str), "path": lambda v: isinstance(v, str),
+              "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+              "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+              "list": lambda v: isinstance(v, list), "raw": lambda v: True}
+    return checks.get(opt_type, lambda v: False)(value)
+
+
+def question_problems(question, options):
+    """Why one survey question does not fit the roles' argument_specs ([] when it fits)."""
+    var = question.get("variable")
+    qtype = question.get("type")
+    if qtype not in COMPATIBLE:
+        return ["%s: unknown survey type %r" % (var, qtype)]
+    if var not in options:
+        return ["%s: no role has an option of this name" % var]
+    problems = []
+    for role, entry, opt in options[var]:
+        where = "%s (%s.%s)" % (var, role, entry)
+        opt_type = opt.get("type", "str")
+        if opt_type not in COMPATIBLE[qtype]:
+            problems.append("%s: survey type %s does not fit option type %s" % (where, qtype, opt_type))
+            continue
+        allowed = opt.get("choices")
+        choices = _choices(question.get("choices"))
+        if qtype in ("multiplechoice", "multiselect"):
+            if not choices:
+                problems.append("%s: %s question without choices" % (where, qtype))
+            if allowed:
+                extra = [c for c in choices if c not in allowed]
+                if extra:
+                    problems.append("%s: choices %s not allowed by the role (%s)" % (where, extra, allowed))
+        if opt_type == "list" and opt.get("elements", "str") != "str":
+            problems.append("%s: multiselect answers are strings, option elements are %s"
+                            % (where, opt.get("elements")))
+        default = question.get("default")
+        if default not in (None, ""):
+            if qtype == "multiselect":
+                default = _choices(default)
+                if not all(d in choices for d in default):
+                    problems.append("%s: default %s not among the choices" % (where, default))
+            elif qtype == "multiplechoice" and default not in choices:
+                problems.append("%s: default %r not among the choices" % (where, default))
+            elif not _type_ok(opt_type, default):
+                problems.append("%s: default %r is not a %s" % (where, default, opt_type))
+            if qtype in ("integer", "float"):
+                lo, hi = question.get("min"), question.get("max")
+                if (lo is not None and default < lo) or (hi is not None and default > hi):
+                    problems.append("%s: default %r outside min/max" % (where, default))
+    return problems
+
+
+SURVEYS = surveys()
+
+
+def test_there_are_surveys():
+    assert len(SURVEYS) >= 3
+
+
+@pytest.mark.parametrize("path,survey", SURVEYS, ids=["%s:%s" % (p, s.get("name")) for p, s in SURVEYS])
+def test_survey_fields_match_role_argument_specs(path, survey):
+    options = role_options()
+    spec = survey.get("spec") or []
+    assert spec, "%s: survey %r has no questions" % (path, survey.get("name"))
+    names = [q.get("variable") for q in spec]
+    assert len(names) == len(set(names)), "%s: a variable is asked twice" % path
+    problems = []
+    for question in spec:
+        for key in ("question_name", "variable", "type"):
+            if not question.get(key):
+                problems.append("%s: question without %s" % (question.get("variable"), key))
+        problems.extend(question_problems(question, options))
+    assert not problems, "%s: %s" % (path, "; ".join(problems))
+
+
+def test_checker_rejects_bad_questions():
+    options = {"x_count": [("x", "main", {"type": "int"})],
+               "x_mode": [("x", "main", {"type": "str", "choices": ["a", "b"]})],
+               "x_list": [("x", "main", {"type": "list", "elements": "str", "choices": ["p", "q"]})]}
+    assert question_problems({"variable": "x_count", "type": "integer", "default": 3}, options) == []
+    assert question_problems({"variable": "nope", "type": "text"}, options)
+    assert question_problems({"variable": "x_count", "type": "text"}, options)
+    assert question_problems({"variable": "x_count", "type": "integer", "default": 9, "max": 5}, options)
+    assert question_problems({"variable": "x_mode", "type": "multiplechoice", "choices": ["a", "c"]}, options)
+    assert question_problems({"variable": "x_mode", "type": "multiplechoice", "choices": ["a"],
+                              "default": "b"}, options)
+    assert question_problems({"variable": "x_list", "type": "multiselect", "choices": ["p", "z"]}, options)
+    assert question_problems({"variable": "x_list", "type": "multiselect", "choices": "p\nq"}, options) == []
+
+
+def _templates():
+    return [t for path in definition_files() for t in (_load(path).get("controller_templates") or [])]
+
+
+def test_job_templates_use_project_playbooks_that_import_collection_playbooks():
+    templates = _templates()
+    assert templates
+    for template in templates:
+        playbook = os.path.join(AWX, "project", template["playbook"])
+        assert os.path.exists(playbook), "%s: %s is not in awx/project" % (template["name"], template["playbook"])
+        imported = [play["ansible.builtin.import_playbook"] for play in _load(playbook)]
+        for name in imported:
+            assert name.startswith("gpudirect.gcp."), "%s imports %s" % (playbook, name)
+            target = os.path.join(ROOT, "playbooks", name.split(".", 2)[2] + ".yml")
+            assert os.path.exists(target), "%s imports %s, which the collection lacks" % (playbook, name)
+        # a sliced job would split the cluster for the NCCL tests
+        assert template.get("job_slice_count", 1) == 1, template["name"]
+
+
+def test_workflow_nodes_name_defined_templates_and_sources():
+    known = set(t["name"] for t in _templates())
+    sources = set(s["name"] for path in definition_files()
+                  for s in (_load(path).get("controller_inventory_sources") or []))
+    workflows = [w for path in definition_files() for w in (_load(path).get("controller_workflows") or [])]
+    assert workflows
+    for workflow in workflows:
+        ids = set(n["identifier"] for n in workflow["workflow_nodes"])
+        for node in workflow["workflow_nodes"]:
+            ujt = node["unified_job_template"]
+            pool = sources if ujt["type"] == "inventory_source" else known
+            assert ujt["name"] in pool, "%s: node %s runs unknown %s" % (workflow["name"], node["identifier"], ujt)
+            for kind in ("success_nodes", "failure_nodes", "always_nodes"):
+                for nxt in (node.get("related") or {}).get(kind, []):
+                    assert nxt["identifier"] in ids, "%s: %s -> missing %s" % (workflow["name"], node["identifier"],
+                                                                               nxt["identifier"])
+
+
+def plugin_env_names():
+    names = set()
+    for path in [os.path.join(ROOT, "plugins", "inventory", "gce_gpu.py"),
+                 os.path.join(ROOT, "plugins", "doc_fragments", "gce_auth.py")]:
+        with open(path) as fh:
+            names.update(re.findall(r"-\s+name:\s+([A-Z][A-Z0-9_]+)\s*$", fh.read(), re.M))
+    return names
+
+
+def test_injected_and_source_variables_are_read_by_the_plugin():
+    env = plugin_env_names()
+    assert "GCP_IMPERSONATE_SERVICE_ACCOUNT" in env
+    used = []
+    for path in definition_files():
+        data = _load(path)
+        for ctype in data.get("controller_credential_types") or []:
+            used.extend((ctype["name"], k) for k in (ctype["injectors"].get("env") or {}))
+            fields = set(f["id"] for f in ctype["inputs"]["fields"])
+            for value in (ctype["injectors"].get("env") or {}).values():
+                for ref in re.findall(r"{{\s*(\w+)", value):
+                    assert ref in fields, "%s injects unknown input %s" % (ctype["name"], ref)
+        for source in data.get("controller_inventory_sources") or []:
+            used.extend((source["name"], k) for k in (source.get("source_vars") or {}))
+    assert used
+    unknown = [u for u in used if u[1] not in env]
+    assert not unknown, "the inventory plugin does not read %s" % unknown
