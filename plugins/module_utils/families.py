@@ -369,6 +369,10 @@ FAMILIES = {
                             "target_dir": "/dev/aperture_devices"}],
             "devices": ["/dev/dmabuf_import_helper", "/dev/aperture_devices"],
             "aperture_device_count": 8,  # [UNOFF]
+            # /etc/security/limits.d values for all users [CT a3mega blueprints]
+            "limits": {"memlock": "unlimited", "stack": "unlimited", "nproc": "unlimited", "nofile": "1048576"},
+            # nvidia-persistenced ExecStart arguments of CT's override [CT]
+            "persistenced_args": ["--user", "nvidia-persistenced", "--verbose"],
             "sysctl": {"net.core.optmem_max": "131072"},
             "wait_online_timeout_s": 180,  # delay-gpu-network.service [CT]
             "held_packages": ["nvidia-driver-580-open", "cuda-toolkit-13-0", "datacenter-gpu-manager-4-core",
