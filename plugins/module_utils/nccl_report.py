@@ -1,0 +1,291 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Reports of an nccl_tests run: JSON, JUnit XML and HTML with inline SVG charts.
+
+Input is the result of the ``gpudirect.gcp.nccl_tests`` module (see
+docs/validation.md for the JSON schema).  Pure Python, stdlib only.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import math
+import re
+from xml.etree import ElementTree as ET
+
+try:
+    from html import escape as _html_escape
+except ImportError:  # pragma: no cover - Python 2
+    from cgi import escape as _html_escape
+
+SCHEMA = "gpudirect.gcp/nccl-report/v1"
+_SECRETISH = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL)", re.I)
+
+
+def esc(text):
+    return _html_escape("" if text is None else str(text), quote=True)
+
+
+def scrub_env(env):
+    """Drop values of variables whose names look secret."""
+    out = {}
+    for key, value in (env or {}).items():
+        out[key] = "********" if _SECRETISH.search(key) and not key.startswith("NCCL_") else value
+    return out
+
+
+def build_report(result, run_id, started=None, finished=None):
+    """Assemble the report document from the module result."""
+    runs = result.get("runs") or []
+    summary = summarize(result)
+    return {
+        "schema": SCHEMA,
+        "run_id": run_id,
+        "started": started or result.get("started"),
+        "finished": finished or result.get("finished"),
+        "family": result.get("family"),
+        "mode": result.get("mode"),
+        "nodes": result.get("nodes") or [],
+        "gpus_per_node": result.get("gpus_per_node"),
+        "threshold": result.get("threshold"),
+        "verdict": result.get("verdict"),
+        "collectives": result.get("collectives") or [],
+        "bad_nodes": result.get("bad_nodes") or [],
+        "node_table": result.get("node_table") or {},
+        "pairwise": result.get("pairwise"),
+        "runs": runs,
+        "env": scrub_env(result.get("env")),
+        "summary": summary,
+    }
+
+
+def summarize(result):
+    """Small summary for set_stats / AWX: verdict, peak busbw per collective, bad nodes."""
+    peaks = {}
+    for verdict in result.get("collectives") or []:
+        peaks[verdict.get("collective")] = verdict.get("peak_busbw_gbps")
+    return {
+        "verdict": result.get("verdict"),
+        "family": result.get("family"),
+        "mode": result.get("mode"),
+        "nodes": len(result.get("nodes") or []),
+        "peak_busbw_gbps": peaks,
+        "bad_nodes": result.get("bad_nodes") or [],
+    }
+
+
+def to_json(report):
+    return json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+
+
+# --- JUnit ------------------------------------------------------------------
+
+def _case(suite, classname, name, status, message, details, seconds=None):
+    case = ET.SubElement(suite, "testcase", classname=classname, name=name)
+    if seconds is not None:
+        case.set("time", "%.3f" % seconds)
+    if status == "fail":
+        fail = ET.SubElement(case, "failure", message=message[:500], type="nccl_tests")
+        fail.text = details
+    elif status != "pass":
+        skip = ET.SubElement(case, "skipped", message=message[:500])
+        skip.text = details
+    return case
+
+
+def to_junit(report):
+    root = ET.Element("testsuites", name="nccl_tests %s" % (report.get("run_id") or ""))
+    suites = []
+    if report.get("collectives"):
+        suite = ET.SubElement(root, "testsuite", name="nccl_tests.%s" % (report.get("mode") or "cluster"))
+        suites.append(suite)
+        for v in report["collectives"]:
+            msg = "; ".join(v.get("reasons") or []) or v.get("status", "")
+            _case(suite, "nccl_tests.%s.%s" % (report.get("family"), report.get("mode")),
+                  "%s busbw" % v.get("collective"), v.get("status"), msg,
+                  json.dumps({k: v.get(k) for k in ("measured_busbw_gbps", "baseline_gbps", "required_gbps",
+                                                    "rc", "exit_cause", "hosts")}, default=str),
+                  v.get("seconds"))
+    pairwise = report.get("pairwise") or {}
+    if pairwise.get("rounds"):
+        suite = ET.SubElement(root, "testsuite", name="nccl_tests.pairs")
+        suites.append(suite)
+        for i, rnd in enumerate(pairwise["rounds"], 1):
+            for entry in rnd:
+                pair = entry.get("pair") or []
+                msg = "; ".join(entry.get("reasons") or []) or ("passed" if entry.get("ok") else "failed")
+                _case(suite, "nccl_tests.pairs.round%d" % i, " + ".join(pair),
+                      "pass" if entry.get("ok") else "fail", msg,
+                      json.dumps(entry.get("busbw_gbps") or {}, default=str), entry.get("seconds"))
+    singles = (pairwise or {}).get("single_node") or {}
+    if singles:
+        suite = ET.SubElement(root, "testsuite", name="nccl_tests.single_node")
+        suites.append(suite)
+        for node in sorted(singles):
+            entry = singles[node]
+            msg = "; ".join(entry.get("reasons") or []) or entry.get("status", "")
+            _case(suite, "nccl_tests.single_node", node, entry.get("status"), msg,
+                  json.dumps(entry.get("busbw_gbps") or {}, default=str), entry.get("seconds"))
+    for suite in suites:
+        cases = suite.findall("testcase")
+        suite.set("tests", str(len(cases)))
+        suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+        suite.set("skipped", str(sum(1 for c in cases if c.find("skipped") is not None)))
+        suite.set("errors", "0")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# --- HTML / SVG -------------------------------------------------------------
+
+_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+            "#bcbd22", "#17becf"]
+
+
+def _size_label(size):
+    for unit, div in (("G", 2 ** 30), ("M", 2 ** 20), ("K", 2 ** 10)):
+        if size >= div and size % div == 0:
+            return "%d%s" % (size // div, unit)
+    return "%dB" % size
+
+
+def svg_chart(title, series, baseline=None, required=None, width=640, height=320):
+    """Line chart of busbw against message size (log2 x axis).
+
+    series: [(label, [(size, busbw), ...]), ...]
+    """
+    pts = [p for _, s in series for p in s if p[0] and p[1] is not None]
+    left, right, top, bottom = 60, 160, 30, 40
+    w, h = width - left - right, height - top - bottom
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" aria-label="%s">'
+           % (width, height, esc(title))]
+    out.append('<text x="%d" y="18" font-size="14" font-family="sans-serif">%s</text>' % (left, esc(title)))
+    if not pts:
+        out.append('<text x="%d" y="%d" font-family="sans-serif">no data</text></svg>' % (left, top + h // 2))
+        return "".join(out)
+    xs = [math.log(p[0], 2) for p in pts]
+    xmin, xmax = min(xs), max(xs)
+    if xmax == xmin:
+        xmin, xmax = xmin - 1, xmax + 1
+    ymax = max([p[1] for p in pts] + [baseline or 0, required or 0]) * 1.1 or 1.0
+
+    def px(size):
+        return left + (math.log(size, 2) - xmin) / (xmax - xmin) * w
+
+    def py(val):
+        return top + h - (val / ymax) * h
+
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>' % (left, top, w, h))
+    for i in range(6):
+        val = ymax * i / 5
+        y = py(val)
+        out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#eee"/>' % (left, left + w, y, y))
+        out.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end" font-family="sans-serif">%.0f</text>'
+                   % (left - 4, y + 3, val))
+    sizes = sorted(set(p[0] for p in pts))
+    step = max(1, len(sizes) // 8)
+    for size in sizes[::step]:
+        x = px(size)
+        out.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle" font-family="sans-serif">%s</text>'
+                   % (x, top + h + 14, _size_label(size)))
+    out.append('<text x="%d" y="%d" font-size="11" font-family="sans-serif">message size (bytes)</text>'
+               % (left + w // 2 - 50, height - 6))
+    out.append('<text x="12" y="%d" font-size="11" font-family="sans-serif" transform="rotate(-90 12 %d)">'
+               'busbw (GB/s)</text>' % (top + h // 2 + 30, top + h // 2 + 30))
+    legend_y = top + 10
+    for label, value, colour, dash in (("baseline", baseline, "#000", "6,3"), ("required", required, "#c00", "2,3")):
+        if value:
+            y = py(value)
+            out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="%s"/>'
+                       % (left, left + w, y, y, colour, dash))
+            out.append('<text x="%d" y="%d" font-size="11" font-family="sans-serif" fill="%s">%s %.1f</text>'
+                       % (left + w + 8, legend_y, colour, label, value))
+            legend_y += 16
+    for i, (label, points) in enumerate(series):
+        colour = _COLOURS[i % len(_COLOURS)]
+        points = sorted(p for p in points if p[0] and p[1] is not None)
+        if not points:
+            continue
+        path = " ".join("%.1f,%.1f" % (px(s), py(b)) for s, b in points)
+        out.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' % (colour, path))
+        for s, b in points:
+            out.append('<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"><title>%s %s: %.2f GB/s</title></circle>'
+                       % (px(s), py(b), colour, esc(label), _size_label(s), b))
+        out.append('<text x="%d" y="%d" font-size="11" font-family="sans-serif" fill="%s">%s</text>'
+                   % (left + w + 8, legend_y, colour, esc(label[:24])))
+        legend_y += 16
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _series_for(run):
+    rows = run.get("rows") or []
+    return [(s, b) for s, b in ((r.get("size"), max([x for x in (r.get("busbw_oop"), r.get("busbw_ip"))
+                                                     if x is not None] or [None])) for r in rows)]
+
+
+def to_html(report):
+    verdict = report.get("verdict") or "not_judged"
+    colour = {"pass": "#2a7", "fail": "#c33"}.get(verdict, "#a80")
+    parts = ["<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>NCCL validation %s</title>"
+             % esc(report.get("run_id")),
+             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+             ".pass{color:#2a7}.fail{color:#c33}.bad{color:#c33;font-weight:bold}"
+             ".not_judged,.unknown{color:#a80}</style></head><body>",
+             "<h1>NCCL validation: <span style=\"color:%s\">%s</span></h1>" % (colour, esc(verdict.upper())),
+             "<p>Run %s, family %s, mode %s, %d nodes x %s GPUs, pass at %s%% of the baseline.</p>"
+             % (esc(report.get("run_id")), esc(report.get("family")), esc(report.get("mode")),
+                len(report.get("nodes") or []), esc(report.get("gpus_per_node")),
+                esc(int(round((report.get("threshold") or 0) * 100)))),
+             ]
+    if report.get("bad_nodes"):
+        parts.append("<p class=\"bad\">Bad nodes: %s</p>" % esc(", ".join(report["bad_nodes"])))
+    parts.append("<h2>Collectives</h2><table><tr><th>collective</th><th>status</th><th>busbw (GB/s)</th>"
+                 "<th>at size</th><th>baseline</th><th>required</th><th>peak</th><th>why</th></tr>")
+    for v in report.get("collectives") or []:
+        parts.append("<tr><td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+                     "<td>%s</td><td>%s</td></tr>"
+                     % (esc(v.get("collective")), esc(v.get("status")), esc(v.get("status")),
+                        esc(v.get("measured_busbw_gbps")),
+                        esc(_size_label(v["measured_at_bytes"]) if v.get("measured_at_bytes") else ""),
+                        esc(v.get("baseline_gbps")), esc(v.get("required_gbps")), esc(v.get("peak_busbw_gbps")),
+                        esc("; ".join(v.get("reasons") or []))))
+    parts.append("</table>")
+    # one chart per collective: the cluster run, or every pair of the first round
+    by_coll = {}
+    for run in report.get("runs") or []:
+        if run.get("kind") == "single_node":
+            continue
+        label = "+".join(run.get("hosts") or []) if run.get("kind") == "pair" else "cluster"
+        by_coll.setdefault(run.get("collective"), []).append((label, _series_for(run)))
+    verdicts = dict((v.get("collective"), v) for v in report.get("collectives") or [])
+    for coll in sorted(by_coll, key=str):
+        v = verdicts.get(coll) or {}
+        parts.append("<h2>%s</h2>" % esc(coll))
+        parts.append(svg_chart("%s busbw vs message size (%s)" % (coll, report.get("family")), by_coll[coll][:10],
+                               baseline=v.get("baseline_gbps"), required=v.get("required_gbps")))
+    table = report.get("node_table") or {}
+    if table:
+        parts.append("<h2>Nodes</h2><table><tr><th>node</th><th>address</th><th>status</th><th>reason</th>"
+                     "<th>single-node busbw (GB/s)</th><th>pairs</th></tr>")
+        for node in sorted(table):
+            info = table[node]
+            parts.append("<tr><td>%s</td><td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
+                         % (esc(node), esc(info.get("address")), esc(info.get("status")), esc(info.get("status")),
+                            esc(info.get("reason")), esc(info.get("single_node_busbw_gbps")),
+                            esc(", ".join(info.get("pairs") or []))))
+        parts.append("</table>")
+    pairwise = report.get("pairwise") or {}
+    for i, rnd in enumerate(pairwise.get("rounds") or [], 1):
+        parts.append("<h3>Round %d</h3><ul>" % i)
+        for entry in rnd:
+            parts.append("<li class=\"%s\">%s: %s %s</li>"
+                         % ("pass" if entry.get("ok") else "fail", esc(" + ".join(entry.get("pair") or [])),
+                            "pass" if entry.get("ok") else "FAIL",
+                            esc(json.dumps(entry.get("busbw_gbps") or {}))))
+        parts.append("</ul>")
+    parts.append("</body></html>\n")
+    return "".join(parts)

@@ -1,0 +1,370 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Launch nccl-tests with mpirun from one node and judge the results.
+
+Modes:
+  cluster   one run per collective across every node
+  pairwise  a single-node run per node, then disjoint 2-node runs in parallel
+            rounds (nccl_pairing) that name the bad nodes
+
+Commands are argument lists.  Runs of one round start together, each in its
+own process group so a timeout kills the whole mpirun tree.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_judge
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_pairing
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import parse_profile
+
+OUTPUT_TAIL = 6000
+
+
+class RunnerInputError(ValueError):
+    """Bad option or node state, reported as one line."""
+
+
+def read_env_file(path):
+    """KEY=VALUE lines of the NCCL env file; ({}, None) when the file is absent."""
+    if not path or not os.path.exists(path):
+        return {}, None
+    try:
+        with open(path) as f:
+            env, skipped = parse_profile(f.read())
+    except (IOError, OSError) as exc:
+        raise RunnerInputError("cannot read the NCCL env file %s: %s" % (path, exc))
+    return env, skipped
+
+
+def mpirun_argv(p, addresses, collective, hostfile):
+    """The mpirun argument list for one run of one collective on the given node addresses."""
+    argv = [p["mpirun"]]
+    if p.get("as_root"):
+        argv.append("--allow-run-as-root")
+    argv += ["--hostfile", hostfile, "-np", str(p["slots"] * len(addresses)),
+             "--map-by", "ppr:%d:node" % p["slots"], "--bind-to", "none",
+             "--mca", "btl", "self,tcp",
+             "--mca", "plm_rsh_no_tree_spawn", "1"]
+    if p.get("control_iface"):
+        argv += ["--mca", "btl_tcp_if_include", p["control_iface"],
+                 "--mca", "oob_tcp_if_include", p["control_iface"]]
+    ssh = []
+    if p.get("ssh_key"):
+        ssh += ["-i", p["ssh_key"], "-o", "IdentitiesOnly=yes"]
+    if p.get("known_hosts"):
+        ssh += ["-o", "UserKnownHostsFile=%s" % p["known_hosts"], "-o", "StrictHostKeyChecking=yes"]
+    if ssh:
+        argv += ["--mca", "plm_rsh_args", " ".join(["-o", "BatchMode=yes"] + ssh)]
+    env = dict(p.get("env") or {})
+    if p.get("check_plugin", True):
+        # the plugin check reads "Using network X" from INFO lines
+        env["NCCL_DEBUG"] = "INFO"
+        subsys = [s for s in env.get("NCCL_DEBUG_SUBSYS", "").split(",") if s]
+        for s in ("INIT", "NET"):
+            if s not in subsys and "ALL" not in subsys:
+                subsys.append(s)
+        env["NCCL_DEBUG_SUBSYS"] = ",".join(subsys)
+    for key in sorted(env):
+        argv += ["-x", "%s=%s" % (key, env[key])]
+    argv += list(p.get("mpirun_extra_args") or [])
+    binary = os.path.join(p["binary_dir"], "%s_perf%s" % (collective, p.get("binary_suffix") or ""))
+    argv += [binary, "-b", str(p["minbytes"]), "-e", str(p["maxbytes"]), "-f", str(p["stepfactor"]),
+             "-g", "1", "-w", str(p["warmup_iters"]), "-n", str(p["iters"]), "-c", str(p["check_iters"])]
+    if p.get("test_timeout_s"):
+        argv += ["-T", str(p["test_timeout_s"])]
+    argv += list(p.get("test_extra_args") or [])
+    return argv
+
+
+class Job(object):
+    """One mpirun (one collective on a set of nodes)."""
+
+    def __init__(self, kind, names, addresses, collective, argv, hostfile):
+        self.kind, self.names, self.addresses = kind, list(names), list(addresses)
+        self.collective, self.argv, self.hostfile = collective, argv, hostfile
+        self.rc, self.output, self.seconds = None, "", 0.0
+
+
+def _run_job(job, timeout_s):
+    start = time.time()
+    try:
+        proc = subprocess.Popen(job.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, preexec_fn=os.setsid)
+    except OSError as exc:
+        job.rc, job.output = 127, "cannot start %s: %s" % (job.argv[0], exc)
+        return
+    try:
+        out, _ = proc.communicate(timeout=timeout_s)
+        job.rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        out, _ = proc.communicate()
+        job.rc = 124
+        out = (out or b"") + b"\nkilled after %d s (run timeout)\n" % timeout_s
+    job.output = (out or b"").decode("utf-8", "replace")
+    job.seconds = round(time.time() - start, 2)
+
+
+def run_parallel(job_lists, timeout_s):
+    """Run several lists of jobs in parallel; the jobs of one list one after another."""
+    def worker(jobs):
+        for job in jobs:
+            _run_job(job, timeout_s)
+
+    threads = [threading.Thread(target=worker, args=(jobs,)) for jobs in job_lists]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+class NcclTestsRun(object):
+    def __init__(self, params, executor=None):
+        self.p = params
+        self.family = params["family"]
+        if self.family not in families.FAMILIES:
+            raise RunnerInputError("family: unknown GPU family %r; known: %s"
+                                   % (self.family, ", ".join(families.family_names())))
+        self.executor = executor or run_parallel
+        self.tmp = None
+        self.runs = []
+        self.commands = []
+
+    # --- helpers ----------------------------------------------------------
+    def _hostfile(self, addresses):
+        fd, path = tempfile.mkstemp(prefix="hostfile-", dir=self.tmp)
+        with os.fdopen(fd, "w") as f:
+            for addr in addresses:
+                f.write("%s slots=%d\n" % (addr, self.p["slots"]))
+        return path
+
+    def _jobs(self, kind, names):
+        addrs = [self.addr[n] for n in names]
+        jobs = []
+        for coll in self.p["collectives"]:
+            hostfile = self._hostfile(addrs) if self.tmp else "<hostfile>"
+            argv = mpirun_argv(self.p, addrs, coll, hostfile)
+            jobs.append(Job(kind, names, addrs, coll, argv, hostfile))
+            self.commands.append(argv)
+        return jobs
+
+    def _judge(self, job, multi_node=True, baseline=True):
+        parsed = nccl_parse.parse(job.output, collective=job.collective)
+        verdict = nccl_judge.judge_collective(
+            parsed, self.family, collective=job.collective, threshold=self.p["threshold"],
+            baseline_gbps=(self.p.get("baselines") or {}).get(job.collective) if baseline else None,
+            check_net=self.p.get("check_plugin", True) and multi_node, expected_net=self.p.get("expected_net"),
+            multi_node=multi_node)
+        if job.rc not in (0, None):
+            verdict["status"] = nccl_judge.FAIL
+            verdict["reasons"].insert(0, "exit code %s: %s" % (job.rc, nccl_judge.exit_cause(job.rc)))
+        rows = [{"size": r["size"], "busbw_oop": r["out_of_place"]["busbw_gbps"],
+                 "busbw_ip": r["in_place"]["busbw_gbps"], "algbw_oop": r["out_of_place"]["algbw_gbps"],
+                 "time_us_oop": r["out_of_place"]["time_us"]} for r in parsed["rows"]]
+        run = {"kind": job.kind, "collective": job.collective, "hosts": job.names, "addresses": job.addresses,
+               "rc": job.rc, "exit_cause": nccl_judge.exit_cause(job.rc), "seconds": job.seconds,
+               "command": job.argv, "status": verdict["status"], "verdict": verdict, "rows": rows,
+               "ranks": parsed["ranks"], "net_names": parsed["net_names"], "errors": parsed["errors"][:10],
+               "nccl_tests_version": parsed["nccl_tests_version"], "nccl_version": parsed["nccl_version"],
+               "header": parsed["header"], "output_tail": job.output[-OUTPUT_TAIL:]}
+        self.runs.append(run)
+        return run
+
+    # --- modes ------------------------------------------------------------
+    def execute(self, check_mode=False):
+        hosts = self.p["hosts"]
+        self.names = [h["name"] for h in hosts]
+        self.addr = dict((h["name"], h.get("address") or h["name"]) for h in hosts)
+        if len(set(self.names)) != len(self.names):
+            raise RunnerInputError("hosts: duplicate node names")
+        mode = self.p["mode"]
+        if mode == "pairwise" and len(self.names) < 2:
+            raise RunnerInputError("mode=pairwise needs at least 2 nodes, got %d" % len(self.names))
+        if not check_mode:
+            binaries = [os.path.join(self.p["binary_dir"], "%s_perf%s" % (c, self.p.get("binary_suffix") or ""))
+                        for c in self.p["collectives"]]
+            missing = [b for b in binaries if not os.access(b, os.X_OK)]
+            if missing:
+                raise RunnerInputError("nccl-tests binary not found or not executable on the launcher: %s"
+                                       % ", ".join(missing))
+            self.tmp = tempfile.mkdtemp(prefix="nccl-tests-")
+        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        try:
+            if check_mode:
+                for names in ([self.names] if mode == "cluster" else [self.names[i:i + 2]
+                                                                       for i in range(0, len(self.names) - 1, 2)]):
+                    self._jobs(mode, names)
+                result = {"verdict": None, "collectives": [], "bad_nodes": [], "node_table": {}, "pairwise": None}
+            elif mode == "cluster":
+                result = self._cluster()
+            else:
+                result = self._pairwise()
+        finally:
+            if self.tmp:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+        result.update({
+            "family": self.family, "mode": mode, "nodes": self.names, "gpus_per_node": self.p["slots"],
+            "threshold": self.p["threshold"], "runs": self.runs, "commands": self.commands,
+            "env": self.p.get("env") or {}, "started": started,
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        return result
+
+    def _cluster(self):
+        jobs = self._jobs("cluster", self.names)
+        self.executor([jobs], self.p["run_timeout_s"])
+        verdicts = []
+        for job in jobs:
+            run = self._judge(job, multi_node=len(self.names) > 1)
+            v = dict(run["verdict"], rc=run["rc"], exit_cause=run["exit_cause"], hosts=self.names,
+                     seconds=run["seconds"])
+            verdicts.append(v)
+        verdict = nccl_judge.overall(verdicts)
+        table = dict((n, {"address": self.addr[n], "status": "in a %s run" % verdict, "reason": "cluster mode "
+                          "does not isolate nodes; use mode=pairwise", "pairs": []}) for n in self.names)
+        return {"verdict": verdict, "collectives": verdicts, "bad_nodes": [], "node_table": table,
+                "pairwise": None}
+
+    def _single_node(self):
+        """One all-GPU run per node, all nodes at once; flags failures and outliers."""
+        job_lists = [self._jobs("single_node", [n]) for n in self.names]
+        self.executor(job_lists, self.p["run_timeout_s"])
+        singles = {}
+        for node, jobs in zip(self.names, job_lists):
+            entry = {"status": "pass", "reasons": [], "busbw_gbps": {}, "seconds": 0.0}
+            for job in jobs:
+                run = self._judge(job, multi_node=False)
+                entry["seconds"] += job.seconds
+                measured, _at = nccl_judge.large_message_busbw({"rows": [
+                    {"size": r["size"], "out_of_place": {"busbw_gbps": r["busbw_oop"]},
+                     "in_place": {"busbw_gbps": r["busbw_ip"]}} for r in run["rows"]]})
+                entry["busbw_gbps"][job.collective] = measured
+                if run["status"] == nccl_judge.FAIL:
+                    entry["status"] = "fail"
+                    entry["reasons"].append("%s: %s" % (job.collective, "; ".join(run["verdict"]["reasons"][:2])))
+            singles[node] = entry
+        # a node far below the others on its own NVLink/GPUs is suspect
+        for coll in self.p["collectives"]:
+            vals = sorted(v["busbw_gbps"].get(coll) for v in singles.values()
+                          if v["busbw_gbps"].get(coll) is not None)
+            if len(vals) < 3:
+                continue
+            median = vals[len(vals) // 2]
+            for node, entry in singles.items():
+                bw = entry["busbw_gbps"].get(coll)
+                if bw is not None and bw < self.p["threshold"] * median:
+                    entry["status"] = "fail"
+                    entry["reasons"].append("%s: single-node busbw %.1f GB/s is below %.0f%% of the nodes' median "
+                                            "%.1f GB/s (GPU/NVLink fault)" % (coll, bw, self.p["threshold"] * 100,
+                                                                              median))
+        return singles
+
+    def _pair_round(self, pairs, log):
+        job_lists = [self._jobs("pair", list(pair)) for pair in pairs]
+        self.executor(job_lists, self.p["run_timeout_s"])
+        results = {}
+        entries = []
+        for pair, jobs in zip(pairs, job_lists):
+            ok, reasons, bws, secs = True, [], {}, 0.0
+            for job in jobs:
+                run = self._judge(job)
+                secs += job.seconds
+                bws[job.collective] = run["verdict"]["measured_busbw_gbps"]
+                if run["status"] == nccl_judge.FAIL:
+                    ok = False
+                    reasons.append("%s: %s" % (job.collective, "; ".join(run["verdict"]["reasons"][:2])))
+            entries.append({"pair": list(pair), "ok": ok, "reasons": reasons, "busbw_gbps": bws,
+                            "seconds": round(secs, 2)})
+            results[tuple(pair)] = ok
+        # without a baseline, a pair far below the round's best is slow
+        for coll in self.p["collectives"]:
+            if families.baseline(self.family, coll) or (self.p.get("baselines") or {}).get(coll):
+                continue
+            vals = sorted(e["busbw_gbps"].get(coll) for e in entries if e["busbw_gbps"].get(coll) is not None)
+            if len(vals) < 2:
+                continue
+            best = vals[-1]
+            for e in entries:
+                bw = e["busbw_gbps"].get(coll)
+                if bw is not None and bw < self.p["threshold"] * best and e["ok"]:
+                    e["ok"] = False
+                    e["reasons"].append("%s: %.1f GB/s is below %.0f%% of the round's best pair (%.1f GB/s); "
+                                        "no baseline for this family" % (coll, bw, self.p["threshold"] * 100, best))
+                    results[tuple(e["pair"])] = False
+        log.append(entries)
+        return results
+
+    def _pairwise(self):
+        singles = self._single_node() if self.p.get("single_node", True) else {}
+        bad_single = [n for n in self.names if singles.get(n, {}).get("status") == "fail"]
+        candidates = [n for n in self.names if n not in bad_single]
+        log = []
+        search = nccl_pairing.find_bad_nodes(candidates, lambda pairs: self._pair_round(pairs, log),
+                                             max_rounds=self.p.get("max_rounds", 3)) if len(candidates) >= 2 else {
+            "bad": [], "good": [], "unknown": candidates, "rounds": [], "notes": [],
+            "nodes": dict((n, {"status": "unknown", "reason": "no partner left to pair with"}) for n in candidates)}
+        # attach the details the search does not keep
+        for rnd, entries in zip(search["rounds"], log):
+            for item, entry in zip(rnd, entries):
+                item.update(reasons=entry["reasons"], busbw_gbps=entry["busbw_gbps"], seconds=entry["seconds"])
+        table = {}
+        for n in self.names:
+            if n in bad_single:
+                info = {"status": "bad", "reason": "single-node run: " + "; ".join(singles[n]["reasons"])}
+            else:
+                info = dict(search["nodes"][n])
+            info["address"] = self.addr[n]
+            single_bw = singles.get(n, {}).get("busbw_gbps") or {}
+            info["single_node_busbw_gbps"] = single_bw.get(self.p["collectives"][0]) if single_bw else None
+            info["pairs"] = ["round %d: %s %s" % (i, "+".join(e["pair"]), "pass" if e["ok"] else "fail")
+                             for i, rnd in enumerate(search["rounds"], 1) for e in rnd if n in e["pair"]]
+            table[n] = info
+        bad = [n for n in self.names if table[n]["status"] == "bad"]
+        unknown = [n for n in self.names if table[n]["status"] == "unknown"]
+        # per-collective view from the pair runs
+        verdicts = []
+        for coll in self.p["collectives"]:
+            pruns = [r for r in self.runs if r["kind"] == "pair" and r["collective"] == coll]
+            vals = [r["verdict"]["measured_busbw_gbps"] for r in pruns if r["verdict"]["measured_busbw_gbps"]]
+            good_vals = [r["verdict"]["measured_busbw_gbps"] for r in pruns
+                         if r["verdict"]["measured_busbw_gbps"] and not set(r["hosts"]) & set(bad)]
+            first = pruns[0]["verdict"] if pruns else {}
+            failing = ["+".join(r["hosts"]) for r in pruns if r["status"] == nccl_judge.FAIL]
+            status = nccl_judge.FAIL if failing else (first.get("status") or nccl_judge.NOT_JUDGED)
+            reasons = (["failing pairs: %s" % ", ".join(failing)] if failing else []) + (
+                ["bad nodes: %s" % ", ".join(bad)] if bad else [])
+            if not failing and first:
+                reasons += first.get("reasons") or []
+            verdicts.append({
+                "collective": coll, "family": self.family, "status": status, "reasons": reasons,
+                "measured_busbw_gbps": min(good_vals) if good_vals else None,
+                "measured_at_bytes": first.get("measured_at_bytes"), "baseline_gbps": first.get("baseline_gbps"),
+                "baseline_bytes": first.get("baseline_bytes"), "baseline_source": first.get("baseline_source"),
+                "threshold": self.p["threshold"], "required_gbps": first.get("required_gbps"),
+                "peak_busbw_gbps": max(vals) if vals else None, "plugin_ok": all(
+                    r["verdict"].get("plugin_ok") for r in pruns) if pruns else None,
+                "rc": max([r["rc"] or 0 for r in pruns] or [0]), "hosts": self.names,
+                "seconds": round(sum(r["seconds"] for r in pruns), 2)})
+        if bad or unknown:
+            verdict = nccl_judge.FAIL
+        else:
+            verdict = nccl_judge.overall(verdicts)
+        return {"verdict": verdict, "collectives": verdicts, "bad_nodes": bad, "unknown_nodes": unknown,
+                "node_table": table,
+                "pairwise": {"rounds": search["rounds"], "notes": search["notes"], "single_node": singles,
+                             "bad": bad, "unknown": unknown}}

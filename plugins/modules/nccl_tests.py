@@ -1,0 +1,293 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nccl_tests
+short_description: Run nccl-tests across GPU nodes with mpirun, judge the results and find bad nodes
+version_added: 1.0.0
+author: gpudirect.gcp contributors
+description:
+  - Runs on one node (the launcher) and starts nccl-tests C(*_perf) programs on the given nodes with C(mpirun)
+    over SSH, one process per GPU (C(slots) per node, C(-g 1)).
+  - Every variable of the NCCL env file is passed with C(-x KEY=VALUE); C(NCCL_DEBUG=INFO) with the C(INIT) and
+    C(NET) subsystems is added so the GPUDirect plugin can be checked (C(Using network Socket) fails).
+  - Each collective is judged on its large-message busbw against the family baseline
+    (pass at O(threshold) of it), not on the average.  Without a baseline the family's average floor applies,
+    else the collective is reported as not judged.
+  - O(mode=cluster) runs each collective once across all nodes.  O(mode=pairwise) runs one single-node run per
+    node, then disjoint 2-node runs in parallel rounds, re-pairing suspects with known-good nodes, and names
+    the bad nodes.
+  - The verdict is data; the module fails only on bad input (missing binary, bad option).
+  - Changes nothing on the nodes (temporary hostfiles are removed).
+options:
+  family:
+    description: GPU machine family of the nodes (C(a3-mega), ...).
+    type: str
+    required: true
+  hosts:
+    description: Nodes to run on, in order; C(address) is what mpirun connects to (default C(name)).
+    type: list
+    elements: dict
+    required: true
+  mode:
+    description: C(cluster) (all nodes together) or C(pairwise) (find bad nodes).
+    type: str
+    choices: [cluster, pairwise]
+    default: cluster
+  collectives:
+    description: Collectives to run (C(all_gather), C(all_reduce), ...). Default from the family table.
+    type: list
+    elements: str
+  minbytes:
+    description: C(-b). Default from the family table.
+    type: str
+  maxbytes:
+    description: C(-e). Default from the family table.
+    type: str
+  stepfactor:
+    description: C(-f). Default from the family table.
+    type: int
+  warmup_iters:
+    description: C(-w), always passed (its default changed in nccl-tests 2.16.8). Default from the family table.
+    type: int
+  iters:
+    description: C(-n). Default from the family table.
+    type: int
+  check_iters:
+    description: C(-c) correctness-check iterations; 0 skips the data check.
+    type: int
+    default: 1
+  slots:
+    description: Processes (GPUs) per node. Default the family's GPU count.
+    type: int
+  binary_dir:
+    description: Directory holding the C(*_perf) programs on every node.
+    type: path
+    required: true
+  binary_suffix:
+    description: Suffix of the program names (C(_mpi) when built with C(NAME_SUFFIX=_mpi)).
+    type: str
+    default: ""
+  mpirun:
+    description: The mpirun program.
+    type: str
+    default: mpirun
+  env_file:
+    description: NCCL env file (C(KEY=VALUE) lines) whose variables are passed to every rank; skipped if absent.
+    type: path
+    default: /etc/nccl/nccl.env
+  env:
+    description: More variables for every rank; they win over the env file.
+    type: dict
+    default: {}
+  control_iface:
+    description: Interface MPI's own TCP traffic uses (C(btl_tcp_if_include), C(oob_tcp_if_include)).
+    type: str
+  ssh_key:
+    description: Private key mpirun's SSH uses to reach the other nodes.
+    type: path
+  known_hosts:
+    description: Known-hosts file for those SSH connections (host keys are checked).
+    type: path
+  test_timeout_s:
+    description: nccl-tests C(-T) timeout per test, seconds; 0 leaves it off.
+    type: int
+    default: 600
+  run_timeout_s:
+    description: Wall-clock limit of one mpirun; the whole process tree is killed after it (exit 124).
+    type: int
+    default: 1800
+  threshold:
+    description: Pass when large-message busbw is at least this fraction of the baseline.
+    type: float
+    default: 0.9
+  baselines:
+    description: Baseline busbw in GB/s per collective, overriding the family table.
+    type: dict
+    default: {}
+  check_plugin:
+    description: Fail a run whose NCCL INFO lines do not show the family's GPUDirect network.
+    type: bool
+    default: true
+  expected_net:
+    description: Network name to expect in C(Using network X). Default the family plugin's.
+    type: str
+  single_node:
+    description: In pairwise mode, first run each node alone (tells GPU/NVLink faults from network faults).
+    type: bool
+    default: true
+  max_rounds:
+    description: Most parallel rounds of 2-node runs in pairwise mode.
+    type: int
+    default: 3
+  mpirun_extra_args:
+    description: Extra mpirun arguments, placed before the program.
+    type: list
+    elements: str
+    default: []
+  test_extra_args:
+    description: Extra C(*_perf) arguments.
+    type: list
+    elements: str
+    default: []
+attributes:
+  check_mode:
+    support: full
+    details: Returns the mpirun commands it would run and runs nothing.
+  diff_mode:
+    support: none
+notes:
+  - Needs SSH from the launcher to every node as the same user (the M(gpudirect.gcp.nccl_tests) role sets up a
+    temporary cluster key).
+"""
+
+EXAMPLES = r"""
+- name: Find bad nodes among the play's nodes
+  gpudirect.gcp.nccl_tests:
+    family: a3-mega
+    mode: pairwise
+    hosts:
+      - {name: node0, address: 10.0.0.2}
+      - {name: node1, address: 10.0.0.3}
+    binary_dir: /opt/nccl-tests/build
+    control_iface: enp0s12
+    ssh_key: /root/.ssh/gpudirect_nccl_tests
+    known_hosts: /root/.ssh/gpudirect_nccl_tests_known_hosts
+  register: nccl
+"""
+
+RETURN = r"""
+verdict:
+  description: C(pass), C(fail) or C(not_judged) (null in check mode).
+  returned: always
+  type: str
+collectives:
+  description: Verdict per collective (status, reasons, measured_busbw_gbps, baseline_gbps, required_gbps, peak).
+  returned: always
+  type: list
+  elements: dict
+bad_nodes:
+  description: Nodes named bad (pairwise mode).
+  returned: always
+  type: list
+  elements: str
+node_table:
+  description: Per node status, reason, single-node busbw and the pairs it ran in.
+  returned: always
+  type: dict
+pairwise:
+  description: Rounds of pairs with results, single-node results and notes (pairwise mode).
+  returned: always
+  type: dict
+runs:
+  description: Every mpirun with its command, exit code and cause, parsed rows and output tail.
+  returned: always
+  type: list
+  elements: dict
+commands:
+  description: The mpirun argument lists.
+  returned: always
+  type: list
+  elements: list
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_runner import (
+    NcclTestsRun, RunnerInputError, read_env_file)
+
+
+def build_params(p, euid=None):
+    """Module params plus the family table's defaults; raises RunnerInputError on bad input."""
+    if p["family"] not in families.FAMILIES:
+        raise RunnerInputError("family: unknown GPU family %r; known: %s"
+                               % (p["family"], ", ".join(families.family_names())))
+    fam = families.FAMILIES[p["family"]]
+    defaults = fam["nccl_tests"]
+    out = dict(p)
+    for key in ("collectives", "minbytes", "maxbytes", "stepfactor", "warmup_iters", "iters"):
+        if out.get(key) in (None, []):
+            out[key] = defaults[key]
+    out["slots"] = out.get("slots") or fam["gpu"]["count"]
+    if out["slots"] < 1:
+        raise RunnerInputError("slots must be at least 1, got %d" % out["slots"])
+    if not 0 < out["threshold"] <= 2:
+        raise RunnerInputError("threshold must be a fraction of the baseline such as 0.9, got %s" % out["threshold"])
+    hosts = []
+    for i, h in enumerate(out["hosts"]):
+        if not isinstance(h, dict) or not h.get("name"):
+            raise RunnerInputError("hosts[%d] needs a name (and optionally an address)" % i)
+        hosts.append({"name": str(h["name"]), "address": str(h.get("address") or h["name"])})
+    if not hosts:
+        raise RunnerInputError("hosts is empty")
+    out["hosts"] = hosts
+    env, _skipped = read_env_file(out.get("env_file"))
+    env.update(dict((k, str(v)) for k, v in (out.get("env") or {}).items()))
+    out["env"] = env
+    out["as_root"] = (os.geteuid() if euid is None else euid) == 0
+    return out
+
+
+def run_module(executor=None, euid=None):
+    module = AnsibleModule(
+        argument_spec=dict(
+            family=dict(type="str", required=True),
+            hosts=dict(type="list", elements="dict", required=True),
+            mode=dict(type="str", choices=["cluster", "pairwise"], default="cluster"),
+            collectives=dict(type="list", elements="str"),
+            minbytes=dict(type="str"),
+            maxbytes=dict(type="str"),
+            stepfactor=dict(type="int"),
+            warmup_iters=dict(type="int"),
+            iters=dict(type="int"),
+            check_iters=dict(type="int", default=1),
+            slots=dict(type="int"),
+            binary_dir=dict(type="path", required=True),
+            binary_suffix=dict(type="str", default=""),
+            mpirun=dict(type="str", default="mpirun"),
+            env_file=dict(type="path", default="/etc/nccl/nccl.env"),
+            env=dict(type="dict", default={}),
+            control_iface=dict(type="str"),
+            ssh_key=dict(type="path", no_log=False),
+            known_hosts=dict(type="path"),
+            test_timeout_s=dict(type="int", default=600),
+            run_timeout_s=dict(type="int", default=1800),
+            threshold=dict(type="float", default=0.9),
+            baselines=dict(type="dict", default={}),
+            check_plugin=dict(type="bool", default=True),
+            expected_net=dict(type="str"),
+            single_node=dict(type="bool", default=True),
+            max_rounds=dict(type="int", default=3),
+            mpirun_extra_args=dict(type="list", elements="str", default=[]),
+            test_extra_args=dict(type="list", elements="str", default=[]),
+        ),
+        supports_check_mode=True,
+    )
+    try:
+        params = build_params(module.params, euid=euid)
+        if not module.check_mode and os.sep not in params["mpirun"]:
+            found = module.get_bin_path(params["mpirun"])
+            if not found:
+                raise RunnerInputError("mpirun: %r not found on the launcher's PATH" % params["mpirun"])
+            params["mpirun"] = found
+        result = NcclTestsRun(params, executor=executor).execute(check_mode=module.check_mode)
+    except RunnerInputError as exc:
+        module.fail_json(msg=str(exc))
+    module.exit_json(changed=False, **result)
+
+
+def main():
+    run_module()
+
+
+if __name__ == "__main__":
+    main()

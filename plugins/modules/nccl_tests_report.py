@@ -1,0 +1,128 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nccl_tests_report
+short_description: Write the JSON, JUnit XML and HTML reports of an nccl_tests run
+version_added: 1.0.0
+author: gpudirect.gcp contributors
+description:
+  - Takes the result of M(gpudirect.gcp.nccl_tests) and writes, under O(dest)/O(run_id)/,
+    C(report.json) (schema C(gpudirect.gcp/nccl-report/v1), see docs/validation.md),
+    C(junit.xml) (one testcase per collective, per node pair and per single-node run) and
+    C(report.html) (a busbw-vs-message-size SVG chart per collective with the baseline line, and a per-node
+    table).
+  - Meant to run on the controller (C(delegate_to: localhost)).
+  - Returns a small summary for C(ansible.builtin.set_stats).
+options:
+  result:
+    description: The registered result of M(gpudirect.gcp.nccl_tests).
+    type: dict
+    required: true
+  dest:
+    description: Directory that holds one sub-directory per run.
+    type: path
+    required: true
+  run_id:
+    description: Name of this run's directory.
+    type: str
+    required: true
+  formats:
+    description: Which reports to write.
+    type: list
+    elements: str
+    choices: [json, junit, html]
+    default: [json, junit, html]
+attributes:
+  check_mode:
+    support: full
+    details: Writes nothing; returns the summary and the paths it would write.
+  diff_mode:
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Write the reports on the controller
+  gpudirect.gcp.nccl_tests_report:
+    result: "{{ nccl }}"
+    dest: "{{ playbook_dir }}/nccl-reports"
+    run_id: "{{ now(utc=true, fmt='%Y%m%dT%H%M%SZ') }}"
+  delegate_to: localhost
+  run_once: true
+  register: report
+"""
+
+RETURN = r"""
+run_dir:
+  description: Directory of this run's reports.
+  returned: always
+  type: str
+files:
+  description: Paths of the written (or, in check mode, planned) reports by format.
+  returned: always
+  type: dict
+summary:
+  description: Verdict, family, mode, node count, peak busbw per collective and bad nodes.
+  returned: always
+  type: dict
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_report
+
+_FILES = {"json": ("report.json", nccl_report.to_json), "junit": ("junit.xml", nccl_report.to_junit),
+          "html": ("report.html", nccl_report.to_html)}
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            result=dict(type="dict", required=True),
+            dest=dict(type="path", required=True),
+            run_id=dict(type="str", required=True),
+            formats=dict(type="list", elements="str", choices=["json", "junit", "html"],
+                         default=["json", "junit", "html"]),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    if not p["run_id"] or os.sep in p["run_id"] or p["run_id"] in (".", ".."):
+        module.fail_json(msg="run_id: %r is not a plain directory name" % p["run_id"])
+    run_dir = os.path.join(p["dest"], p["run_id"])
+    report = nccl_report.build_report(p["result"], p["run_id"])
+    files = dict((fmt, os.path.join(run_dir, _FILES[fmt][0])) for fmt in p["formats"])
+    changed = False
+    if not module.check_mode:
+        try:
+            if not os.path.isdir(run_dir):
+                os.makedirs(run_dir)
+            for fmt, path in files.items():
+                text = _FILES[fmt][1](report)
+                old = None
+                if os.path.exists(path):
+                    with open(path) as f:
+                        old = f.read()
+                if old != text:
+                    tmp = path + ".tmp"
+                    with open(tmp, "w") as f:
+                        f.write(text)
+                    os.rename(tmp, path)
+                    changed = True
+        except (IOError, OSError) as exc:
+            module.fail_json(msg="cannot write the reports under %s: %s" % (run_dir, exc))
+    else:
+        changed = any(not os.path.exists(path) for path in files.values())
+    module.exit_json(changed=changed, run_dir=run_dir, files=files, summary=report["summary"])
+
+
+if __name__ == "__main__":
+    main()

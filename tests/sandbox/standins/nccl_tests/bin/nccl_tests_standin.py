@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""STAND-IN for the nccl-tests *_perf programs, sandbox only (there are no GPUs here).
+
+Each rank is a real MPI process: it joins the job through Open MPI's libmpi
+(ctypes, no extra package), checks its own node, and the ranks agree with
+real MPI_Allreduce/MPI_Allgather calls over the job's transport:
+  - GPUs: local ranks x -t x -g must fit the node's GPUs (/etc/nccl-standin/gpus,
+    default 8), else it fails like CUDA does ("invalid device ordinal", exit 2);
+  - plugin: the net plugin library (libnccl-net.so, or libnccl-net-<NCCL_NET_PLUGIN>.so)
+    must exist in a directory of the rank's LD_LIBRARY_PATH; if any rank lacks it,
+    NCCL falls back to sockets, so it prints "Using network Socket" and a
+    socket-speed replay, as real NCCL would;
+  - slow node: /etc/nccl-standin/slow on a node (optionally holding a factor,
+    default 0.5) scales the replayed busbw of every run that node takes part in,
+    because the collective runs at the speed of its slowest member.
+Rank 0 then prints a recorded real output (bin/recorded/) re-sampled to the
+requested -b/-e/-f range, in the nccl-tests 2.19 text format, rescaled to
+NCCL_STANDIN_PEAK_GBPS or /etc/nccl-standin/peak_gbps when set.  The first
+line says STAND-IN.  Exit codes follow nccl-tests: 6 bad usage, 255 bad sizes,
+5 invalid number of GPUs, 2 CUDA failure.
+"""
+
+import ctypes
+import getopt
+import math
+import os
+import socket
+import sys
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+RECORDING = os.path.join(HERE, "recorded", "a3-mega_all_gather_2node_dstack.txt")
+CONF = os.environ.get("NCCL_STANDIN_CONF_DIR", "/etc/nccl-standin")
+SOCKET_FACTOR = 0.08  # sockets over the control NIC reach a small fraction of GPUDirect busbw
+OPTS = "t:g:b:e:i:f:n:m:w:N:p:I:K:c:o:d:r:z:y:T:hG:C:a:R:x:D:V:J:S:M:u:"
+# per collective: (redop column, root column, busbw factor from n, bytes S from size)
+COLLECTIVES = {
+    "all_gather": ("none", "-1", lambda n: (n - 1) / n),
+    "all_reduce": ("sum", "-1", lambda n: 2 * (n - 1) / n),
+    "reduce_scatter": ("sum", "-1", lambda n: (n - 1) / n),
+    "alltoall": ("none", "-1", lambda n: (n - 1) / n),
+    "broadcast": ("none", "0", lambda n: 1.0),
+    "reduce": ("sum", "0", lambda n: 1.0),
+    "sendrecv": ("sum", "-1", lambda n: 1.0),
+    "gather": ("none", "0", lambda n: (n - 1) / n),
+    "scatter": ("none", "0", lambda n: (n - 1) / n),
+}
+
+
+def usage_error(msg, code):
+    print("STAND-IN %s: %s" % (os.path.basename(sys.argv[0]), msg), flush=True)
+    sys.exit(code)
+
+
+def parse_size(text, flag):
+    units = {"K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30}
+    text = text.strip()
+    try:
+        if text and text[-1].upper() in units:
+            return int(float(text[:-1]) * units[text[-1].upper()])
+        return int(text)
+    except ValueError:
+        usage_error("invalid size %r for %s" % (text, flag), 255)
+
+
+def read_conf(name, default=None):
+    try:
+        with open(os.path.join(CONF, name)) as f:
+            return f.read().strip()
+    except (IOError, OSError):
+        return default
+
+
+class Mpi(object):
+    """The few MPI calls the stand-in needs, through Open MPI's C library."""
+
+    def __init__(self):
+        self.lib = None
+        self.rank, self.size = 0, 1
+        if "OMPI_COMM_WORLD_SIZE" not in os.environ:
+            return
+        self.lib = ctypes.CDLL("libmpi.so.40", mode=ctypes.RTLD_GLOBAL)
+        self.lib.MPI_Init(None, None)
+        self.comm = self._handle("ompi_mpi_comm_world")
+        rank, size = ctypes.c_int(), ctypes.c_int()
+        self.lib.MPI_Comm_rank(self.comm, ctypes.byref(rank))
+        self.lib.MPI_Comm_size(self.comm, ctypes.byref(size))
+        self.rank, self.size = rank.value, size.value
+
+    def _handle(self, name):
+        return ctypes.c_void_p(ctypes.addressof(ctypes.c_void_p.in_dll(self.lib, name)))
+
+    def allreduce_min(self, values):
+        if not self.lib:
+            return list(values)
+        n = len(values)
+        send, recv = (ctypes.c_double * n)(*values), (ctypes.c_double * n)()
+        self.lib.MPI_Allreduce(send, recv, n, self._handle("ompi_mpi_double"), self._handle("ompi_mpi_op_min"),
+                               self.comm)
+        return list(recv)
+
+    def allgather_str(self, text, width=64):
+        if not self.lib:
+            return [text]
+        send = ctypes.create_string_buffer(text.encode()[:width - 1], width)
+        recv = ctypes.create_string_buffer(width * self.size)
+        self.lib.MPI_Allgather(send, width, self._handle("ompi_mpi_char"), recv, width,
+                               self._handle("ompi_mpi_char"), self.comm)
+        raw = recv.raw
+        return [raw[i * width:(i + 1) * width].split(b"\0", 1)[0].decode() for i in range(self.size)]
+
+    def finalize(self):
+        if self.lib:
+            self.lib.MPI_Finalize()
+
+
+def plugin_library():
+    name = os.environ.get("NCCL_NET_PLUGIN")
+    lib = "libnccl-net-%s.so" % name if name and name != "none" else "libnccl-net.so"
+    for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if d and os.path.isfile(os.path.join(d, lib)):
+            return os.path.join(d, lib)
+    return None
+
+
+def net_name():
+    net = os.environ.get("NCCL_NET")
+    if net:
+        return net
+    return read_conf("net_name", "STANDIN-unnamed-plugin")
+
+
+def load_curve():
+    """(size, busbw) points of the recording (max of both halves)."""
+    pts = []
+    with open(RECORDING) as f:
+        for line in f:
+            tok = line.split()
+            if len(tok) >= 13 and tok[0].isdigit() and tok[1].isdigit():
+                pts.append((int(tok[0]), max(float(tok[7]), float(tok[11]))))
+    return sorted(pts)
+
+
+def busbw_at(curve, size):
+    if size <= curve[0][0]:
+        return curve[0][1] * size / curve[0][0]
+    if size >= curve[-1][0]:
+        return curve[-1][1]
+    for (s0, b0), (s1, b1) in zip(curve, curve[1:]):
+        if s0 <= size <= s1:
+            t = (math.log(size, 2) - math.log(s0, 2)) / (math.log(s1, 2) - math.log(s0, 2))
+            return b0 + t * (b1 - b0)
+    return curve[-1][1]
+
+
+def sizes(minb, maxb, factor, step):
+    out, s = [], minb
+    while s <= maxb and len(out) < 64:
+        out.append(s)
+        s = s * factor if factor > 1 else s + step
+        if s == out[-1]:
+            break
+    return out
+
+
+def main():
+    prog = os.path.basename(sys.argv[0])
+    coll = prog[:-len("_perf")] if prog.endswith("_perf") else os.environ.get("NCCL_STANDIN_COLLECTIVE", "all_gather")
+    if coll not in COLLECTIVES:
+        usage_error("collective %s is not emulated" % coll, 5)
+    try:
+        opts, extra = getopt.getopt(sys.argv[1:], OPTS)
+    except getopt.GetoptError as exc:
+        usage_error("invalid usage: %s" % exc, 6)
+    if extra:
+        usage_error("invalid usage: unexpected arguments %s" % " ".join(extra), 6)
+    o = dict(opts)
+    if "-h" in o:
+        print("USAGE: %s [-t nthreads] [-g ngpus] [-b minbytes] [-e maxbytes] [-f stepfactor] ... (STAND-IN)" % prog)
+        return 0
+    nthreads, ngpus = int(o.get("-t", 1)), int(o.get("-g", 1))
+    minb, maxb = parse_size(o.get("-b", "32M"), "-b"), parse_size(o.get("-e", "32M"), "-e")
+    step, factor = parse_size(o.get("-i", "1M"), "-i"), int(o.get("-f", 0) or 0)
+    if minb <= 0 or maxb < minb:
+        usage_error("invalid sizes: minBytes %d maxBytes %d" % (minb, maxb), 255)
+    warmup, iters, check = int(o.get("-w", 1)), int(o.get("-n", 20)), int(o.get("-c", 1))
+    if nthreads < 1 or ngpus < 1:
+        usage_error("Invalid number of GPUs: %d threads x %d GPUs" % (nthreads, ngpus), 5)
+
+    mpi = Mpi()
+    host = socket.gethostname()
+    local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE", "1"))
+    gpus = int(read_conf("gpus", "8"))
+    fits = 1.0 if local * nthreads * ngpus <= gpus else 0.0
+    plugin = 1.0 if plugin_library() else 0.0
+    slow_text = read_conf("slow")
+    speed = 1.0
+    if slow_text is not None:
+        try:
+            speed = float(slow_text) if slow_text else 0.5
+        except ValueError:
+            speed = 0.5
+    fits, plugin, speed = mpi.allreduce_min([fits, plugin, speed])
+    hosts = mpi.allgather_str(host)
+    nranks = mpi.size * nthreads * ngpus
+    if not fits:
+        if os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE") and local * nthreads * ngpus > gpus:
+            print("%s: Test CUDA failure common.cu:1022 'invalid device ordinal'" % host, flush=True)
+            print(" .. %s pid %d: Test failure common.cu:891" % (host, os.getpid()), flush=True)
+        mpi.finalize()
+        return 2
+    if mpi.rank != 0:
+        mpi.finalize()
+        return 0
+
+    peak_target = os.environ.get("NCCL_STANDIN_PEAK_GBPS") or read_conf("peak_gbps")
+    curve = load_curve()
+    scale = float(peak_target) / max(b for _, b in curve) if peak_target else 1.0
+    net = net_name() if plugin else "Socket"
+    total = scale * speed * (1.0 if plugin else SOCKET_FACTOR)
+    redop, root, bwfactor = COLLECTIVES[coll]
+    lines = ["# STAND-IN nccl-tests (sandbox replay, not a measurement): %s replays %s x%.3f "
+             "(scale %.3f, slowest node %.2f, %s)" % (prog, os.path.basename(RECORDING), total, scale, speed,
+                                                       "plugin found" if plugin else "no plugin: sockets"),
+             "# nccl-tests version 2.19.6 nccl-headers=22105 nccl-library=22105",
+             "# Collective test starting: %s" % prog,
+             "# nThread %d nGpus %d minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: 1 "
+             "validation: %d graph: 0 unalign: 0" % (nthreads, ngpus, minb, maxb, factor if factor > 1 else step,
+                                                    "factor" if factor > 1 else "bytes", warmup, iters, check),
+             "#", "# Using devices"]
+    locals_seen = {}
+    for r, h in enumerate(hosts):
+        dev = locals_seen.get(h, 0)
+        locals_seen[h] = dev + 1
+        lines.append("#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] STAND-IN GPU (no device)"
+                     % (r, 1000 + r, h, dev, dev))
+    lines.append("%s:%d:%d [0] NCCL INFO NCCL version 2.21.5+standin" % (host, os.getpid(), os.getpid()))
+    lib = plugin_library()
+    if plugin:
+        lines.append("%s:%d:%d [0] NCCL INFO NET/Plugin: Loaded net plugin %s from %s (STAND-IN)"
+                     % (host, os.getpid(), os.getpid(), net, lib))
+    else:
+        lines.append("%s:%d:%d [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so on every rank. "
+                     "Using internal net plugin." % (host, os.getpid(), os.getpid()))
+    lines.append("%s:%d:%d [0] NCCL INFO Using network %s" % (host, os.getpid(), os.getpid(), net))
+    lines += ["#",
+              "#                                                              out-of-place                       in-place",
+              "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong",
+              "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)"]
+    f = bwfactor(nranks) if nranks > 1 else 1.0
+    bws = []
+    wrong = "0" if check else "N/A"
+    for size in sizes(minb, maxb, factor, step):
+        bus = busbw_at(curve, size) * total
+        alg = bus / f if f else bus
+        count = size // 4 // (nranks if coll in ("all_gather", "reduce_scatter", "alltoall", "gather", "scatter")
+                               else 1)
+        t = size / (alg * 1e3) if alg > 0 else 0.0
+        ts = ("%7.1f" % t) if t < 10000 else ("%7.0f" % t)
+        lines.append("%12d  %12d  %8s  %6s  %6s  %s  %6.2f  %6.2f  %6s  %s  %6.2f  %6.2f  %6s"
+                     % (size, count, "float", redop, root, ts, alg, bus, wrong, ts, alg, bus, wrong))
+        bws += [bus, bus]
+    lines += ["# Out of bounds values : 0 OK",
+              "# Avg bus bandwidth    : %g " % (sum(bws) / len(bws) if bws else 0.0),
+              "#", "# Collective test concluded: %s" % prog, "#", ""]
+    sys.stdout.write("\n".join(lines))
+    sys.stdout.flush()
+    mpi.finalize()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
