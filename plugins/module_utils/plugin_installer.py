@@ -1,0 +1,93 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Running a GPUDirect NCCL plugin installer image and recording what it installed.
+
+The record (JSON: image, tag, digest, files) sits next to the installed plugin.
+The same image, tag (and digest, when pinned) with every expected file present
+means nothing to do; anything else means the installer runs again.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import tempfile
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
+
+RECORD_KEYS = ("image", "tag", "digest")
+
+
+class InstallError(Exception):
+    """The installer could not be pulled or run, or did not produce the expected files."""
+
+
+def read_record(path):
+    """The recorded install, or None when there is none or it is unreadable."""
+    try:
+        with open(path) as fh:
+            data = json.load(fh)
+    except (IOError, OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_record(path, record):
+    directory = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(prefix=".gpudirect-installed.", dir=directory)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(record, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    os.chmod(tmp, 0o644)
+    os.rename(tmp, path)
+
+
+def missing_files(files_dir, files, exists=os.path.exists):
+    return [f for f in files if not exists(os.path.join(files_dir, f))]
+
+
+def up_to_date(record, image, tag, digest):
+    """Whether a record says this exact version is installed (digest compared only when pinned)."""
+    if not record:
+        return False
+    if record.get("image") != image or record.get("tag") != tag:
+        return False
+    return not digest or record.get("digest") == digest
+
+
+def _tail(text, lines=20):
+    return "\n".join((text or "").strip().splitlines()[-lines:])
+
+
+def install(run, engine, image, tag, digest, install_args, volumes, files_dir, files, name="nccl-installer",
+            exists=os.path.exists, pull=True):
+    """Pull, run the installer, check its files. run(argv) -> (rc, out, err).
+
+    Returns the new record (image, tag, digest actually pulled, files) and the installer output.
+    """
+    ref = ce.image_ref(image, tag, digest)
+    if pull:
+        rc, out, err = run(ce.pull_argv(engine, ref))
+        if rc != 0:
+            raise InstallError("pulling %s failed (rc=%d): %s" % (ref, rc, _tail(err or out, 5)))
+    rc, out, err = run(ce.image_digest_argv(engine, ref))
+    if rc != 0:
+        raise InstallError("image %s is not on the node after the pull (rc=%d): %s" % (ref, rc, _tail(err or out, 5)))
+    pulled = ce.parse_repo_digest(out, image)
+    if digest and pulled and pulled != digest:
+        raise InstallError("image %s has digest %s, not the pinned %s" % (ref, pulled, digest))
+    # a container left by an interrupted run would block --name
+    run(ce.remove_argv(engine, name))
+    rc, out, err = run(ce.installer_argv(engine, name, ref, volumes, install_args))
+    output = (out or "") + (err or "")
+    if rc != 0:
+        raise InstallError("installer %s %s exited %d; last output:\n%s" % (ref, " ".join(install_args), rc, _tail(output)))
+    missing = missing_files(files_dir, files, exists)
+    if missing:
+        raise InstallError("installer %s ran but %s lacks %s; last output:\n%s"
+                           % (ref, files_dir, ", ".join(missing), _tail(output)))
+    record = {"image": image, "tag": tag, "digest": digest or pulled, "files": list(files)}
+    return record, output

@@ -1,0 +1,104 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The RxDM container command line, built from the family table's RxDM entry.
+
+Google's scripts start RxDM with `docker run --detach --pull=always ...`; a
+systemd service needs the container in the foreground instead, and the role
+pulls the pinned image itself, so the service runs it with `--pull=never`:
+a restart never changes the version behind the operator's back.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+CONTAINER_NAME = "receive-datapath-manager"
+
+
+class RxdmCommandError(ValueError):
+    """The RxDM table entry or an option cannot make a command line."""
+
+
+def build_run_argv(rxdm, engine, ref, flavour, name=CONTAINER_NAME, gpus=None, gpu_devices=None,
+                   volume_sources=None, extra_volumes=None, extra_env=None, extra_args=None, args=None):
+    """The `<engine> run` argument list for RxDM.
+
+    rxdm: the family table's RxDM entry (families.FAMILIES[f]["rxdm"]).
+    flavour: "cos" or "ubuntu" (families.OS_FLAVOURS); picks args and the GPU flag.
+    gpus: pass `--gpus all`; None = the table's choice for the flavour.
+    gpu_devices: devices passed one by one when `--gpus all` is not used; None = the table's.
+    volume_sources: {table host path: replacement host path}, for nodes where a
+        device or directory lives elsewhere; the container side never changes.
+    extra_volumes: {host: container} added after the table's.
+    extra_env / extra_args: added after the table's; args replaces the table's args.
+    """
+    if not rxdm:
+        raise RxdmCommandError("this family runs no RxDM")
+    if flavour not in rxdm["args"]:
+        raise RxdmCommandError("OS flavour %r unknown; known: %s" % (flavour, ", ".join(sorted(rxdm["args"]))))
+    volume_sources = volume_sources or {}
+    unknown = sorted(set(volume_sources) - set(rxdm["volumes"]))
+    if unknown:
+        raise RxdmCommandError("volume_sources names %s, which the RxDM table does not mount (it mounts %s)"
+                               % (", ".join(unknown), ", ".join(sorted(rxdm["volumes"]))))
+    argv = [engine, "run", "--rm", "--name", name, "--pull=never"]
+    if rxdm.get("network_host"):
+        argv.append("--network=host")
+    if rxdm.get("privileged"):
+        argv.append("--privileged")
+    for cap in rxdm.get("cap_add") or []:
+        argv.append("--cap-add=%s" % cap)
+    for limit in rxdm.get("ulimits") or []:
+        argv.extend(["--ulimit", limit])
+    use_gpus = rxdm["gpus_flag"][flavour] if gpus is None else bool(gpus)
+    if use_gpus:
+        argv.extend(["--gpus", "all"])
+    else:
+        devices = (rxdm.get("gpu_devices") or []) if gpu_devices is None else gpu_devices
+        for dev in devices:
+            argv.extend(["--device", dev])
+    for dev in rxdm.get("devices") or []:
+        argv.extend(["--device", dev])
+    for host in sorted(rxdm["volumes"]):
+        argv.extend(["--volume", "%s:%s" % (volume_sources.get(host, host), rxdm["volumes"][host])])
+    for host in sorted(extra_volumes or {}):
+        argv.extend(["--volume", "%s:%s" % (host, extra_volumes[host])])
+    env = dict(rxdm.get("env") or {})
+    env.update(extra_env or {})
+    for key in sorted(env):
+        argv.extend(["--env", "%s=%s" % (key, env[key])])
+    if rxdm.get("entrypoint"):
+        argv.extend(["--entrypoint", rxdm["entrypoint"]])
+    argv.append(ref)
+    argv.extend(list(rxdm["args"][flavour]) if args is None else list(args))
+    argv.extend(extra_args or [])
+    return argv
+
+
+def host_paths(rxdm, volume_sources=None, extra_volumes=None):
+    """Host paths the command mounts (after substitution): they must exist before RxDM starts."""
+    volume_sources = volume_sources or {}
+    paths = [volume_sources.get(h, h) for h in sorted((rxdm or {}).get("volumes") or {})]
+    return paths + sorted(extra_volumes or {})
+
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
+
+
+def systemd_quote(word):
+    """Quote one word for a systemd Exec= line.
+
+    systemd expands `$VAR`/`${VAR}` and `%` specifiers in Exec= lines, so those
+    are doubled; words with spaces or quotes go in double quotes with C escapes.
+    """
+    word = str(word).replace("%", "%%").replace("$", "$$")
+    if word and _PLAIN.match(word):
+        return word
+    return '"%s"' % word.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def systemd_exec_line(argv):
+    return " ".join(systemd_quote(w) for w in argv)

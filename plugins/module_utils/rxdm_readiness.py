@@ -1,0 +1,81 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Waiting for RxDM to be ready.
+
+Signals, in order of preference:
+  - the health-check file RxDM writes when HEALTH_CHECK_LOG_FILE is set [CEA best-practice.md],
+    read inside the running container, so a file left by an earlier container never counts;
+  - the readiness line in the container log [SG polls `docker logs` for it];
+  - for RxDM builds with neither (TCPX): the same container running for a settle time [SG sleeps 10 s].
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
+
+
+def _check_once(run, engine, name, health_check_file, ready_line):
+    """(running, container id, started, source or None)."""
+    rc, out, _err = run(ce.inspect_state_argv(engine, name))
+    running, cid, started = ce.parse_state(out) if rc == 0 else (False, None, None)
+    if not running:
+        return False, cid, started, None
+    if health_check_file:
+        rc, out, _err = run(ce.exec_cat_argv(engine, name, health_check_file))
+        if rc == 0 and (ready_line in out if ready_line else out.strip()):
+            return True, cid, started, "health_check_file"
+    if ready_line:
+        rc, out, err = run(ce.logs_argv(engine, name))
+        if rc == 0 and ready_line in (out or "") + (err or ""):
+            return True, cid, started, "log"
+    return True, cid, started, None
+
+
+def wait_ready(run, engine, name, health_check_file=None, ready_line=None, settle_s=0, timeout_s=120,
+               interval_s=2.0, clock=time.time, sleep=time.sleep):
+    """Poll until ready or timeout. Returns dict(ready, source, elapsed_s, container_id, started_at, reason)."""
+    start = clock()
+    seen_id = None
+    seen_since = None
+    reason = "container %s never ran" % name
+    while True:
+        running, cid, started, source = _check_once(run, engine, name, health_check_file, ready_line)
+        now = clock()
+        if running:
+            if cid != seen_id:
+                seen_id, seen_since = cid, now
+            if source:
+                return dict(ready=True, source=source, elapsed_s=round(now - start, 1), container_id=cid,
+                            started_at=started, reason="")
+            if not health_check_file and not ready_line and now - seen_since >= settle_s:
+                return dict(ready=True, source="running", elapsed_s=round(now - start, 1), container_id=cid,
+                            started_at=started, reason="")
+            reason = "container %s is running but has not signalled readiness (%s)" % (
+                name, " or ".join(s for s in (
+                    health_check_file and "health-check file %s" % health_check_file,
+                    ready_line and "log line %r" % ready_line) if s) or "settle time %ss" % settle_s)
+        else:
+            seen_id = None
+            reason = "container %s is not running" % name
+        if now - start >= timeout_s:
+            return dict(ready=False, source=None, elapsed_s=round(now - start, 1), container_id=cid,
+                        started_at=started, reason=reason)
+        sleep(interval_s)
+
+
+def last_log_lines(run, engine, name, lines=20, unit=None):
+    """The container's last log lines; the unit's journal when the container is gone."""
+    rc, out, err = run(ce.logs_argv(engine, name, tail=lines))
+    text = (out or "") + (err or "")
+    if rc == 0 and text.strip():
+        return text.strip().splitlines()[-lines:]
+    if unit:
+        rc, out, err = run(["journalctl", "--no-pager", "--output=cat", "-n", str(lines), "-u", unit])
+        if rc == 0 and out.strip():
+            return out.strip().splitlines()[-lines:]
+    return (text or "").strip().splitlines()[-lines:]

@@ -1,0 +1,125 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nccl_env_check
+short_description: Check an NCCL environment against the node before it is written
+version_added: 1.0.0
+author: gpudirect.gcp contributors
+description:
+  - Fails, one line per problem, when an interface a variable names does not exist on the node, when
+    C(LD_LIBRARY_PATH) does not start with the installed plugin's directory (or it lacks the plugin library),
+    when a C(*_CONFIG_PATH)/C(*_CONFIG_FILE) variable names a missing file (a missing tuner config aborts
+    TCPXO jobs), or when a value holds a line break.
+  - O(problems) found earlier (for example variables the plugin's guest config checker rejects) are reported
+    together with these.
+  - Changes nothing.
+options:
+  env:
+    description: The NCCL environment to check.
+    type: dict
+    required: true
+  iface_vars:
+    description: Variables whose value is a comma-separated list of interface names.
+    type: list
+    elements: str
+    default: []
+  binding_vars:
+    description: Variables of the form C(<iface>:<cpus>;<iface>:<cpus>).
+    type: list
+    elements: str
+    default: []
+  plugin_lib_dir:
+    description: Directory of the installed plugin; must be the first C(LD_LIBRARY_PATH) entry.
+    type: path
+  plugin_library:
+    description: File that must exist in O(plugin_lib_dir).
+    type: str
+  plugin_missing_ok:
+    description:
+      - Skip the checks of the plugin's own files when O(plugin_lib_dir) does not exist yet (check mode before the
+        plugin is installed).
+    type: bool
+    default: false
+  problems:
+    description: Problems already known, reported with the ones found here.
+    type: list
+    elements: str
+    default: []
+  sysfs_net:
+    description: Directory listing the node's interfaces.
+    type: path
+    default: /sys/class/net
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Check the env
+  gpudirect.gcp.nccl_env_check:
+    env: "{{ nccl_env.env }}"
+    iface_vars: [NCCL_SOCKET_IFNAME, NCCL_FASTRAK_CTRL_DEV, NCCL_FASTRAK_IFNAME]
+    plugin_lib_dir: /var/lib/tcpxo/lib64
+    plugin_library: libnccl-net.so
+    problems: "{{ nccl_env.problems }}"
+"""
+
+RETURN = r"""
+interfaces:
+  description: Interfaces found on the node.
+  returned: always
+  type: list
+  elements: str
+problems:
+  description: Every problem found (empty on success).
+  returned: always
+  type: list
+  elements: str
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            env=dict(type="dict", required=True),
+            iface_vars=dict(type="list", elements="str", default=[]),
+            binding_vars=dict(type="list", elements="str", default=[]),
+            plugin_lib_dir=dict(type="path"),
+            plugin_library=dict(type="str"),
+            plugin_missing_ok=dict(type="bool", default=False),
+            problems=dict(type="list", elements="str", default=[]),
+            sysfs_net=dict(type="path", default="/sys/class/net"),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    try:
+        interfaces = sorted(os.listdir(p["sysfs_net"]))
+    except OSError as exc:
+        module.fail_json(msg="cannot list interfaces in %s: %s" % (p["sysfs_net"], exc))
+    problems = list(p["problems"]) + check_env(p["env"], p["iface_vars"], p["binding_vars"], interfaces,
+                                               p["plugin_lib_dir"], p["plugin_library"],
+                                               plugin_missing_ok=p["plugin_missing_ok"])
+    if problems:
+        module.fail_json(msg="NCCL environment not written: %s" % "; ".join(problems), problems=problems,
+                         interfaces=interfaces)
+    module.exit_json(changed=False, problems=[], interfaces=interfaces)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nccl_plugin_install
+short_description: Install a GPUDirect NCCL net plugin from its installer image, once per version
+version_added: 1.0.0
+author: gpudirect.gcp contributors
+description:
+  - Pulls the plugin installer image (pinned tag, optionally pinned digest) with the node's container engine,
+    runs C(<engine> run --rm --name nccl-installer --network=host -v HOST:CONTAINER IMAGE INSTALL_ARGS),
+    checks that the expected files exist and records image, tag and digest in O(record_path).
+  - When the record names the same image, tag (and digest, if pinned) and every file is present, nothing runs.
+    Any other version runs the installer again.
+options:
+  engine:
+    description: Path or name of the container engine command (see M(gpudirect.gcp.container_engine_info)).
+    type: str
+    required: true
+  image:
+    description: Installer image without tag.
+    type: str
+    required: true
+  tag:
+    description: Installer image tag (the plugin version).
+    type: str
+    required: true
+  digest:
+    description: C(sha256:...) digest that pins the image; the pull uses it and the install fails on a mismatch.
+    type: str
+  install_args:
+    description: Arguments to the image's entrypoint.
+    type: list
+    elements: str
+    default: [install]
+  volumes:
+    description: Host path to container path mounts for the installer.
+    type: dict
+    default: {"/var/lib": "/var/lib"}
+  files_dir:
+    description: Directory where O(files) must appear.
+    type: path
+    required: true
+  files:
+    description: Files (relative to O(files_dir)) the installer must produce.
+    type: list
+    elements: str
+    required: true
+  record_path:
+    description: Where the installed-version record is kept.
+    type: path
+    required: true
+  container_name:
+    description: Name of the installer container.
+    type: str
+    default: nccl-installer
+  force:
+    description: Run the installer even when the record says this version is installed.
+    type: bool
+    default: false
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+notes:
+  - Commands are run as argument lists, never through a shell.
+"""
+
+EXAMPLES = r"""
+- name: Install the TCPXO plugin v1.0.17
+  gpudirect.gcp.nccl_plugin_install:
+    engine: /usr/bin/docker
+    image: us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev
+    tag: v1.0.17
+    install_args: [install, --install-nccl]
+    files_dir: /var/lib/tcpxo/lib64
+    files: [libnccl-net.so, nccl-env-profile.sh]
+    record_path: /var/lib/tcpxo/.gpudirect-installed
+"""
+
+RETURN = r"""
+record:
+  description: The installed version after the run (image, tag, digest, files).
+  returned: always
+  type: dict
+previous:
+  description: The record found before the run, or null.
+  returned: always
+  type: dict
+missing_before:
+  description: Expected files that were missing before the run.
+  returned: always
+  type: list
+  elements: str
+installer_output:
+  description: Last lines the installer printed (empty when it did not run).
+  returned: always
+  type: str
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
+from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
+
+
+def _public(record):
+    return dict((k, (record or {}).get(k)) for k in pi.RECORD_KEYS) if record else None
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            engine=dict(type="str", required=True),
+            image=dict(type="str", required=True),
+            tag=dict(type="str", required=True),
+            digest=dict(type="str"),
+            install_args=dict(type="list", elements="str", default=["install"]),
+            volumes=dict(type="dict", default={"/var/lib": "/var/lib"}),
+            files_dir=dict(type="path", required=True),
+            files=dict(type="list", elements="str", required=True),
+            record_path=dict(type="path", required=True),
+            container_name=dict(type="str", default="nccl-installer"),
+            force=dict(type="bool", default=False),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    try:
+        ce.image_ref(p["image"], p["tag"], p["digest"])
+    except ce.EngineError as exc:
+        module.fail_json(msg=str(exc))
+    previous = pi.read_record(p["record_path"])
+    missing = pi.missing_files(p["files_dir"], p["files"])
+    wanted = {"image": p["image"], "tag": p["tag"], "digest": p["digest"] or (previous or {}).get("digest")}
+    result = dict(changed=False, previous=_public(previous), missing_before=missing, installer_output="",
+                  record=_public(previous))
+    if pi.up_to_date(previous, p["image"], p["tag"], p["digest"]) and not missing and not p["force"]:
+        module.exit_json(**result)
+
+    result["changed"] = True
+    before = "%s\n" % module.jsonify(_public(previous)) if previous else ""
+    if module.check_mode:
+        result["diff"] = dict(before=before, after="%s\n" % module.jsonify(wanted),
+                              before_header=p["record_path"], after_header=p["record_path"])
+        module.exit_json(**result)
+
+    engine = p["engine"] if os.path.isabs(p["engine"]) else module.get_bin_path(p["engine"], required=True)
+    parent = os.path.dirname(p["record_path"])
+    try:
+        record, output = pi.install(module.run_command, engine, p["image"], p["tag"], p["digest"], p["install_args"],
+                                    p["volumes"], p["files_dir"], p["files"], name=p["container_name"])
+        if not os.path.isdir(parent):
+            os.makedirs(parent)
+        pi.write_record(p["record_path"], record)
+    except (pi.InstallError, ce.EngineError, OSError) as exc:
+        module.fail_json(msg="nccl_plugin_install: %s" % exc, **result)
+    result.update(record=_public(record), installer_output=output[-4000:],
+                  diff=dict(before=before, after="%s\n" % module.jsonify(_public(record)),
+                            before_header=p["record_path"], after_header=p["record_path"]))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

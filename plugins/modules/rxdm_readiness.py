@@ -1,0 +1,136 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: rxdm_readiness
+short_description: Wait until the Receive Datapath Manager (RxDM) container is ready
+version_added: 1.0.0
+author: gpudirect.gcp contributors
+description:
+  - Polls the running RxDM container for its readiness signal - the health-check file RxDM writes when
+    C(HEALTH_CHECK_LOG_FILE) is set (read inside the container, so a file from an earlier container never counts),
+    or the readiness line in its log. For RxDM builds with neither (TCPX), the same container must stay up for
+    O(settle_s) seconds.
+  - On timeout it fails and shows the last lines of the RxDM log (the unit's journal when no container exists).
+  - Changes nothing.
+options:
+  engine:
+    description: Path or name of the container engine command.
+    type: str
+    required: true
+  container:
+    description: Name of the RxDM container.
+    type: str
+    default: receive-datapath-manager
+  unit:
+    description: systemd unit that runs the container; its journal is shown when the container has no log.
+    type: str
+  health_check_file:
+    description: Path, inside the container, of the health-check file.
+    type: str
+  ready_line:
+    description: Text that marks readiness, in the health-check file or the log.
+    type: str
+  settle_s:
+    description: Seconds the container must run when there is no file and no line to wait for.
+    type: int
+    default: 10
+  timeout_s:
+    description: Give up after this many seconds.
+    type: int
+    default: 120
+  interval_s:
+    description: Seconds between polls.
+    type: float
+    default: 2.0
+  log_lines:
+    description: How many log lines to show on failure.
+    type: int
+    default: 20
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Wait for RxDM (A3 Mega)
+  gpudirect.gcp.rxdm_readiness:
+    engine: /usr/bin/docker
+    unit: receive-datapath-manager.service
+    health_check_file: /run/health-check
+    ready_line: Buffer manager initialization complete
+    timeout_s: 120
+"""
+
+RETURN = r"""
+ready:
+  description: Whether RxDM signalled readiness.
+  returned: always
+  type: bool
+source:
+  description: Which signal proved readiness (C(health_check_file), C(log) or C(running)).
+  returned: success
+  type: str
+elapsed_s:
+  description: Seconds waited.
+  returned: always
+  type: float
+container_id:
+  description: ID of the container that became ready.
+  returned: always
+  type: str
+started_at:
+  description: When that container started, as the engine reports it.
+  returned: always
+  type: str
+log_tail:
+  description: Last lines of the RxDM log (only on failure).
+  returned: failure
+  type: list
+  elements: str
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            engine=dict(type="str", required=True),
+            container=dict(type="str", default="receive-datapath-manager"),
+            unit=dict(type="str"),
+            health_check_file=dict(type="str"),
+            ready_line=dict(type="str"),
+            settle_s=dict(type="int", default=10),
+            timeout_s=dict(type="int", default=120),
+            interval_s=dict(type="float", default=2.0),
+            log_lines=dict(type="int", default=20),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    engine = p["engine"] if os.path.isabs(p["engine"]) else module.get_bin_path(p["engine"], required=True)
+    result = rr.wait_ready(module.run_command, engine, p["container"], p["health_check_file"], p["ready_line"],
+                           settle_s=p["settle_s"], timeout_s=p["timeout_s"], interval_s=p["interval_s"])
+    reason = result.pop("reason")
+    if not result["ready"]:
+        tail = rr.last_log_lines(module.run_command, engine, p["container"], p["log_lines"], p["unit"])
+        module.fail_json(msg="RxDM not ready after %ss: %s. Last %d log lines:\n%s"
+                         % (p["timeout_s"], reason, len(tail), "\n".join(tail)), log_tail=tail, **result)
+    module.exit_json(changed=False, **result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""STAND-IN for Google's Receive Datapath Manager (tcpgpudmarxd), sandbox only.
+
+It cannot move GPU memory; it checks what the real RxDM needs from the way its
+container is started and fails the way a misconfigured RxDM fails:
+  - NET_ADMIN and privileged (it programs NIC flow steering and maps devices),
+  - the host network (it must see the GPU NICs),
+  - /usr/local/nvidia/lib64 mounted from the host (driver libraries),
+  - TCPXO: /dev/dmabuf_import_helper present, --num_hops given,
+  - TCPX: --gpu_nic_preset given (manual needs --gpu_nic_topology), --uds_path a writable directory.
+Then it prints the real readiness line and writes HEALTH_CHECK_LOG_FILE when set.
+"""
+
+import os
+import signal
+import sys
+import time
+
+READY = "Buffer manager initialization complete"
+TCPXO_FLAGS = {"num_hops", "num_nics", "uid", "alsologtostderr", "v", "setup_param"}
+TCPX_FLAGS = {"gpu_nic_preset", "gpu_nic_topology", "gpu_shmem_type", "uds_path", "setup_param", "v"}
+CAP_NET_ADMIN = 12
+CAP_SYS_ADMIN = 21
+
+
+def log(msg, level="I"):
+    line = "%s%s standin.cc] %s" % (level, time.strftime("%m%d %H:%M:%S"), msg)
+    print(line, flush=True)
+    try:
+        with open("/tmp/mtest_fastrak_gpumem_manager.INFO", "a") as fh:
+            fh.write(line + "\n")
+    except OSError:
+        pass
+
+
+def die(msg):
+    log("STAND-IN: " + msg, "F")
+    sys.exit(1)
+
+
+def parse(argv):
+    flags, rest = {}, list(argv)
+    while rest:
+        arg = rest.pop(0)
+        if not arg.startswith("--"):
+            die("unexpected argument %r" % arg)
+        name, eq, value = arg[2:].partition("=")
+        if not eq:
+            value = rest.pop(0) if rest and not rest[0].startswith("--") else "true"
+        flags[name] = value
+    return flags
+
+
+def cap_eff():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("CapEff:"):
+                return int(line.split()[1], 16)
+    return 0
+
+
+def mounted(path):
+    with open("/proc/self/mountinfo") as fh:
+        return any(line.split()[4] == path for line in fh)
+
+
+def main(argv):
+    flags = parse(argv)
+    mode = flags.pop("standin_mode", "tcpxo")
+    known = TCPXO_FLAGS if mode == "tcpxo" else TCPX_FLAGS
+    print("=" * 72)
+    print("STAND-IN tcpgpudmarxd (%s) - sandbox only, not Google's RxDM: no GPU, no data path" % mode.upper())
+    print("=" * 72, flush=True)
+    for name in sorted(flags):
+        if name not in known:
+            die("ERROR: unknown command line flag '%s'" % name)
+    caps = cap_eff()
+    if not caps & (1 << CAP_NET_ADMIN):
+        die("Failed to configure flow steering: Operation not permitted (needs --cap-add=NET_ADMIN)")
+    if not caps & (1 << CAP_SYS_ADMIN):
+        die("Failed to map GPU NIC queues: Operation not permitted (needs --privileged)")
+    nics = sorted(n for n in os.listdir("/sys/class/net") if n != "lo")
+    if len(nics) < 2:
+        die("Found %d NIC(s) (%s), no GPU NIC: run RxDM on the host network (--network=host)"
+            % (len(nics), ",".join(nics) or "none"))
+    if not mounted("/usr/local/nvidia/lib64"):
+        die("libcuda.so.1: cannot open shared object file: /usr/local/nvidia/lib64 is not mounted from the host")
+    if mode == "tcpxo":
+        if "num_hops" not in flags:
+            die("Check failed: --num_hops must be set")
+        try:
+            int(flags["num_hops"])
+        except ValueError:
+            die("ERROR: illegal value '%s' specified for int32 flag 'num_hops'" % flags["num_hops"])
+        if not os.path.exists("/dev/dmabuf_import_helper"):
+            die("open(/dev/dmabuf_import_helper) failed: No such file or directory (import-helper module loaded?)")
+    else:
+        preset = flags.get("gpu_nic_preset")
+        if not preset:
+            die("Check failed: --gpu_nic_preset must be set (a3vm or manual)")
+        if preset == "manual":
+            topo = flags.get("gpu_nic_topology")
+            if not topo or not os.path.exists(topo):
+                die("Failed to read --gpu_nic_topology %s: No such file or directory" % topo)
+        uds = flags.get("uds_path", "/run/tcpx")
+        if not os.path.isdir(uds) or not os.access(uds, os.W_OK):
+            die("Failed to bind UNIX socket under %s: No such file or directory (mount it from the host)" % uds)
+        with open(os.path.join(uds, "rxdm-standin.sock"), "w") as fh:
+            fh.write("STAND-IN: not a socket\n")
+    log("STAND-IN: %d NICs visible: %s" % (len(nics), ",".join(nics)))
+    time.sleep(float(os.environ.get("STANDIN_READY_DELAY_S", "2")))
+    if mode == "tcpxo":
+        line = "fastrak_gpumem_manager.cu.cc:284] %s (STAND-IN)." % READY
+        log(line)
+        health = os.environ.get("HEALTH_CHECK_LOG_FILE")
+        if health:
+            with open(health, "w") as fh:
+                fh.write(line + "\n")
+    else:
+        log("STAND-IN: TCPX RxDM running (the real one prints no readiness line)")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

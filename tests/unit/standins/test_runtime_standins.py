@@ -1,0 +1,102 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The RxDM and plugin installer stand-ins stay faithful to the family table and fail like the real ones."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import parse_profile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+STANDINS = os.path.join(ROOT, "tests", "sandbox", "standins")
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture
+def installer(tmp_path, monkeypatch):
+    mod = _load("installer_standin", os.path.join(STANDINS, "nccl_plugin_installer", "installer_standin.py"))
+    monkeypatch.setattr(mod, "TARGET", str(tmp_path / "tcpxo" / "lib64"))
+    monkeypatch.setattr(mod, "mounted", lambda path: True)
+    return mod
+
+
+def test_installer_writes_every_file_the_table_expects(installer):
+    installer.main(["install", "--install-nccl"])
+    lib = installer.TARGET
+    for name in families.FAMILIES["a3-mega"]["plugin"]["files"]:
+        path = os.path.join(lib, name)
+        assert os.path.exists(path), name
+        assert "STAND-IN" in open(path).read()
+    assert os.readlink(os.path.join(lib, "nccl-env-profile-ll128.sh")) == "nccl-env-profile.sh"
+
+
+def test_installer_without_install_nccl_leaves_out_nccl(installer):
+    installer.main(["install"])
+    assert not os.path.exists(os.path.join(installer.TARGET, "libnccl.so.2"))
+
+
+def test_installer_profile_matches_the_documented_values(installer):
+    installer.main(["install", "--install-nccl"])
+    lib = installer.TARGET
+    env, skipped = parse_profile(open(os.path.join(lib, "nccl-env-profile.sh")).read(), {"NCCL_LIB_DIR": lib})
+    assert skipped == []
+    table = families.FAMILIES["a3-mega"]["nccl_env"]
+    for key, value in env.items():
+        if key in table:
+            assert value == table[key].format(lib_dir=lib, install_dir=os.path.dirname(lib)), key
+    # the interface names the real profile assumes (section 9.3)
+    assert env["NCCL_FASTRAK_IFNAME"] == "eth1,eth2,eth3,eth4,eth5,eth6,eth7,eth8"
+    assert env["NCCL_FASTRAK_CTRL_DEV"] == "eth0"
+
+
+def test_installer_refuses_bad_usage(installer, capsys):
+    with pytest.raises(SystemExit) as exc:
+        installer.main(["install", "--bogus"])
+    assert exc.value.code == 1
+    assert "unknown option --bogus" in capsys.readouterr().err
+
+
+def test_standin_images_are_the_tables_images_and_pairs():
+    rxdm = yaml.safe_load(open(os.path.join(STANDINS, "rxdm", "standin.yml")))
+    inst = yaml.safe_load(open(os.path.join(STANDINS, "nccl_plugin_installer", "standin.yml")))
+    mega, high = families.FAMILIES["a3-mega"], families.FAMILIES["a3-high"]
+    assert set(rxdm["images"]) == {mega["rxdm"]["image"], high["rxdm"]["image"]}
+    assert set(mega["rxdm"]["plugin_pairs"]) | {high["rxdm"]["version"]} <= set(rxdm["tags"])
+    assert inst["images"] == [mega["plugin"]["image"]]
+    assert set(mega["rxdm"]["plugin_pairs"].values()) <= set(inst["tags"])
+
+
+def run_rxdm(args):
+    return subprocess.run([sys.executable, os.path.join(STANDINS, "rxdm", "rxdm_standin.py")] + args,
+                          capture_output=True, text=True, timeout=30, check=False)
+
+
+def test_rxdm_standin_rejects_unknown_flags_like_gflags():
+    proc = run_rxdm(["--standin_mode=tcpxo", "--num_hops=2", "--gpu_nic_preset=a3vm"])
+    assert proc.returncode == 1
+    assert "STAND-IN tcpgpudmarxd (TCPXO)" in proc.stdout
+    assert "ERROR: unknown command line flag 'gpu_nic_preset'" in proc.stdout
+
+
+def test_rxdm_standin_without_driver_mount_fails_like_rxdm():
+    # This test process has no /usr/local/nvidia/lib64 mount; the stand-in must refuse to start.
+    proc = run_rxdm(["--standin_mode=tcpxo", "--num_hops=2", "--num_nics=8"])
+    assert proc.returncode == 1
+    assert any(s in proc.stdout for s in ("/usr/local/nvidia/lib64 is not mounted", "Operation not permitted",
+                                          "no GPU NIC"))
