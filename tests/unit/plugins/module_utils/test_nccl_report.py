@@ -1,0 +1,65 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+from xml.etree import ElementTree as ET
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_report, nccl_runner
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nccl_runner import (
+    nodes, params, replay)
+
+
+def pairwise_result(bad=("node2",)):
+    return nccl_runner.NcclTestsRun(params(mode="pairwise", hosts=nodes(4), env={"API_TOKEN": "s3cret"}),
+                                    executor=replay(list(bad))).execute()
+
+
+def test_json_schema_and_summary():
+    report = nccl_report.build_report(pairwise_result(), "run1")
+    doc = json.loads(nccl_report.to_json(report))
+    assert doc["schema"] == "gpudirect.gcp/nccl-report/v1" and doc["run_id"] == "run1"
+    assert doc["verdict"] == "fail" and doc["bad_nodes"] == ["node2"]
+    assert doc["summary"] == {"verdict": "fail", "family": "a3-mega", "mode": "pairwise", "nodes": 4,
+                              "peak_busbw_gbps": {"all_gather": 188.37}, "bad_nodes": ["node2"]}
+    assert doc["env"]["API_TOKEN"] == "********"
+    for key in ("collectives", "node_table", "pairwise", "runs", "started", "finished", "threshold"):
+        assert key in doc
+
+
+def test_junit_cases_per_collective_pair_and_node():
+    report = nccl_report.build_report(pairwise_result(), "run1")
+    root = ET.fromstring(nccl_report.to_junit(report))
+    suites = dict((s.get("name"), s) for s in root.findall("testsuite"))
+    assert set(suites) == {"nccl_tests.pairwise", "nccl_tests.pairs", "nccl_tests.single_node"}
+    pair_cases = suites["nccl_tests.pairs"].findall("testcase")
+    failed = [c.get("name") for c in pair_cases if c.find("failure") is not None]
+    assert failed and all("node2" in name for name in failed)
+    assert suites["nccl_tests.pairs"].get("failures") == str(len(failed))
+    assert len(suites["nccl_tests.single_node"].findall("testcase")) == 4
+    coll = suites["nccl_tests.pairwise"].findall("testcase")
+    assert [c.get("name") for c in coll] == ["all_gather busbw"]
+
+
+def test_junit_not_judged_is_skipped_not_passed():
+    res = nccl_runner.NcclTestsRun(params(family="a3-edge", expected_net="FasTrak"), executor=replay([])).execute()
+    root = ET.fromstring(nccl_report.to_junit(nccl_report.build_report(res, "r")))
+    case = root.find("testsuite").find("testcase")
+    assert case.find("skipped") is not None and "no baseline" in case.find("skipped").get("message")
+
+
+def test_html_has_chart_with_baseline_and_node_table():
+    report = nccl_report.build_report(pairwise_result(), "run<1>")
+    html = nccl_report.to_html(report)
+    assert html.count("<svg") == 1 and "baseline 188.0" in html and "required 169.2" in html
+    assert "<polyline" in html and "node0+node1" in html
+    assert "run&lt;1&gt;" in html and "run<1>" not in html
+    assert "Bad nodes: node2" in html
+    for n in ("node0", "node1", "node2", "node3"):
+        assert "<td>%s</td>" % n in html
+
+
+def test_svg_without_data():
+    assert "no data" in nccl_report.svg_chart("x", [("a", [])])

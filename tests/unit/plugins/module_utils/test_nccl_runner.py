@@ -1,0 +1,183 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The nccl-tests runner: mpirun command lines, a real local mpirun of the STAND-IN programs, and
+pairwise mode driven by a fake executor that replays outputs."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import re
+
+import pytest
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families, nccl_runner
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+FIX = os.path.join(ROOT, "tests", "fixtures", "nccl")
+STANDIN_BIN = os.path.join(ROOT, "tests", "sandbox", "standins", "nccl_tests", "bin")
+
+
+def params(**kw):
+    fam = families.FAMILIES["a3-mega"]
+    p = {"family": "a3-mega", "mode": "cluster", "hosts": [{"name": "n0", "address": "10.0.0.2"},
+                                                            {"name": "n1", "address": "10.0.0.3"}],
+         "collectives": ["all_gather"], "minbytes": "1G", "maxbytes": "8G", "stepfactor": 2,
+         "warmup_iters": 5, "iters": 20, "check_iters": 1, "slots": fam["gpu"]["count"],
+         "binary_dir": STANDIN_BIN, "binary_suffix": "", "mpirun": "mpirun", "env": {"NCCL_BUFFSIZE": "8388608"},
+         "control_iface": "eth0", "ssh_key": "/root/.ssh/k", "known_hosts": "/root/.ssh/kh",
+         "test_timeout_s": 300, "run_timeout_s": 120, "threshold": 0.9, "baselines": {}, "check_plugin": True,
+         "expected_net": None, "single_node": True, "max_rounds": 3, "mpirun_extra_args": [],
+         "test_extra_args": [], "as_root": True}
+    p.update(kw)
+    return p
+
+
+def test_mpirun_argv():
+    argv = nccl_runner.mpirun_argv(params(), ["10.0.0.2", "10.0.0.3"], "all_gather", "/tmp/hf")
+    assert argv[:2] == ["mpirun", "--allow-run-as-root"]
+    joined = " ".join(argv)
+    assert "--hostfile /tmp/hf -np 16" in joined
+    assert "--mca btl self,tcp" in joined and "--mca btl_tcp_if_include eth0" in joined
+    assert "-x NCCL_BUFFSIZE=8388608" in joined and "-x NCCL_DEBUG=INFO" in joined
+    assert "-x NCCL_DEBUG_SUBSYS=INIT,NET" in joined
+    assert "StrictHostKeyChecking=yes" in joined and "UserKnownHostsFile=/root/.ssh/kh" in joined
+    tail = argv[argv.index(os.path.join(STANDIN_BIN, "all_gather_perf")):]
+    assert tail == [os.path.join(STANDIN_BIN, "all_gather_perf"), "-b", "1G", "-e", "8G", "-f", "2", "-g", "1",
+                    "-w", "5", "-n", "20", "-c", "1", "-T", "300"]
+    argv = nccl_runner.mpirun_argv(params(as_root=False, check_plugin=False,
+                                          env={"NCCL_DEBUG_SUBSYS": "ENV"}), ["a"], "all_reduce", "/h")
+    assert "--allow-run-as-root" not in argv and "NCCL_DEBUG=INFO" not in " ".join(argv)
+
+
+def test_env_file(tmp_path):
+    path = tmp_path / "nccl.env"
+    path.write_text("# written by nccl_profile\nNCCL_NET=gIB\nexport LD_LIBRARY_PATH=/usr/local/gib/lib64\n")
+    env, _skipped = nccl_runner.read_env_file(str(path))
+    assert env == {"NCCL_NET": "gIB", "LD_LIBRARY_PATH": "/usr/local/gib/lib64"}
+    assert nccl_runner.read_env_file(str(tmp_path / "absent")) == ({}, None)
+
+
+def test_real_local_mpirun_of_the_standin(tmp_path):
+    """Real mpirun, real MPI ranks (the STAND-IN programs), parsed and judged."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "net_name").write_text("FasTrak\n")
+    plug = tmp_path / "lib64"
+    plug.mkdir()
+    (plug / "libnccl-net.so").write_text("STAND-IN\n")
+    p = params(hosts=[{"name": "local", "address": "localhost"}], slots=2, control_iface=None, ssh_key=None,
+               known_hosts=None, as_root=os.geteuid() == 0, collectives=["all_gather", "all_reduce"],
+               env={"LD_LIBRARY_PATH": str(plug), "NCCL_STANDIN_CONF_DIR": str(conf)})
+    res = nccl_runner.NcclTestsRun(p).execute()
+    assert [r["rc"] for r in res["runs"]] == [0, 0], res["runs"][0]["output_tail"]
+    run = res["runs"][0]
+    assert run["ranks"] == 2 and run["net_names"] == ["FasTrak"]
+    assert [r["size"] for r in run["rows"]] == [2 ** 30, 2 ** 31, 2 ** 32, 2 ** 33]
+    # one node: no network baseline applies, so never a silent pass
+    assert res["verdict"] == "not_judged"
+    assert "STAND-IN" in run["output_tail"]
+
+
+def test_real_local_mpirun_bad_usage_maps_exit_code(tmp_path):
+    p = params(hosts=[{"name": "local", "address": "localhost"}], slots=1, control_iface=None, ssh_key=None,
+               known_hosts=None, as_root=os.geteuid() == 0, test_extra_args=["-q"], env={})
+    res = nccl_runner.NcclTestsRun(p).execute()
+    assert res["runs"][0]["rc"] == 6 and "invalid usage" in res["runs"][0]["exit_cause"]
+    assert res["verdict"] == "fail"
+
+
+def test_missing_binary_is_one_line():
+    with pytest.raises(nccl_runner.RunnerInputError, match="nccl-tests binary not found.*all_gather_perf"):
+        nccl_runner.NcclTestsRun(params(binary_dir="/nonexistent")).execute()
+
+
+def test_check_mode_runs_nothing():
+    calls = []
+    res = nccl_runner.NcclTestsRun(params(binary_dir="/nonexistent", mode="pairwise"),
+                                   executor=lambda *a: calls.append(a)).execute(check_mode=True)
+    assert calls == [] and res["verdict"] is None and len(res["commands"]) == 1
+
+
+# --- pairwise with a replaying executor ---------------------------------------
+
+with open(os.path.join(FIX, "a3-mega_all_gather_2node_dstack.txt")) as _f:
+    RECORDED = _f.read()
+
+
+def replay(bad, net="FasTrak", slow_single=()):
+    """Executor: every job prints the recorded run, busbw halved when a bad node takes part."""
+    seen = []
+
+    def scaled(factor):
+        def fix(m):
+            return "%.2f" % (float(m.group(0)) * factor)
+        out = []
+        for line in RECORDED.splitlines():
+            if re.match(r"^\s+\d+\s+\d+", line):
+                toks = line.split()
+                for i in (6, 7, 10, 11):
+                    toks[i] = re.sub(r"[\d.]+", fix, toks[i])
+                line = "  ".join(toks)
+            out.append(line)
+        return "h:1:1 [0] NCCL INFO Using network %s\n" % net + "\n".join(out)
+
+    def executor(job_lists, timeout):
+        seen.append([[j.names for j in jobs] for jobs in job_lists])
+        for jobs in job_lists:
+            names = set(jobs[0].names)
+            flat = [n for js in job_lists for n in js[0].names]
+            assert len(flat) == len(set(flat)), "a node in two runs at once"
+            for job in jobs:
+                factor = 0.5 if names & set(bad) and len(names) > 1 else 1.0
+                if len(names) == 1 and names & set(slow_single):
+                    factor = 0.3
+                job.output, job.rc, job.seconds = scaled(factor), 0, 1.0
+    executor.seen = seen
+    return executor
+
+
+def nodes(n):
+    return [{"name": "node%d" % i, "address": "10.0.0.%d" % (i + 2)} for i in range(n)]
+
+
+@pytest.mark.parametrize("n,bad", [(4, ["node2"]), (5, ["node4"]), (8, ["node1", "node6"]), (4, [])])
+def test_pairwise_names_the_bad_nodes(n, bad):
+    ex = replay(bad)
+    res = nccl_runner.NcclTestsRun(params(mode="pairwise", hosts=nodes(n)), executor=ex).execute()
+    assert res["bad_nodes"] == bad
+    assert res["verdict"] == ("fail" if bad else "pass")
+    assert len(res["pairwise"]["rounds"]) <= 3
+    for b in bad:
+        assert res["node_table"][b]["status"] == "bad"
+        assert "failed with" in res["node_table"][b]["reason"]
+    good = [h["name"] for h in nodes(n) if h["name"] not in bad]
+    assert all(res["node_table"][g]["status"] == "good" for g in good)
+    # single-node round first, all nodes at once
+    assert ex.seen[0] == [[[h["name"]]] for h in nodes(n)]
+    singles = res["pairwise"]["single_node"]
+    assert set(singles) == set(h["name"] for h in nodes(n))
+    pair_entry = res["pairwise"]["rounds"][0][0]
+    assert pair_entry["busbw_gbps"]["all_gather"] > 0
+
+
+def test_pairwise_single_node_outlier_is_named_without_pairing():
+    res = nccl_runner.NcclTestsRun(params(mode="pairwise", hosts=nodes(4)),
+                                   executor=replay([], slow_single=["node3"])).execute()
+    assert res["bad_nodes"] == ["node3"]
+    assert "single-node" in res["node_table"]["node3"]["reason"]
+    assert "GPU/NVLink" in res["node_table"]["node3"]["reason"]
+
+
+def test_socket_fallback_fails_every_pair():
+    res = nccl_runner.NcclTestsRun(params(mode="cluster"), executor=replay([], net="Socket")).execute()
+    assert res["verdict"] == "fail"
+    assert "Socket" in res["collectives"][0]["reasons"][0]
+
+
+def test_cluster_mode_pass_and_threshold():
+    res = nccl_runner.NcclTestsRun(params(), executor=replay([])).execute()
+    assert res["verdict"] == "pass" and res["collectives"][0]["measured_busbw_gbps"] == 188.37
+    res = nccl_runner.NcclTestsRun(params(threshold=1.05), executor=replay([])).execute()
+    assert res["verdict"] == "fail"

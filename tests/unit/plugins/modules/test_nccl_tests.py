@@ -1,0 +1,78 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""nccl_tests and nccl_tests_report run as modules."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.gpudirect.gcp.plugins.modules import nccl_tests, nccl_tests_report
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nccl_runner import (
+    STANDIN_BIN, nodes, replay)
+
+
+def run(module, args, capsys, check_mode=False, **kw):
+    if check_mode:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            (module.run_module(**kw) if hasattr(module, "run_module") else module.main())
+    return json.loads(capsys.readouterr().out)
+
+
+def test_pairwise_module_uses_table_defaults_and_env_file(tmp_path, capsys):
+    envf = tmp_path / "nccl.env"
+    envf.write_text("NCCL_FASTRAK_IFNAME=eth1,eth2\n")
+    out = run(nccl_tests, {"family": "a3-mega", "hosts": nodes(4), "mode": "pairwise", "binary_dir": STANDIN_BIN,
+                           "env_file": str(envf), "mpirun": "/usr/bin/true"}, capsys,
+              executor=replay(["node1"]), euid=0)
+    assert out["changed"] is False and out["bad_nodes"] == ["node1"] and out["verdict"] == "fail"
+    cmd = out["commands"][0]
+    assert "--allow-run-as-root" in cmd and "NCCL_FASTRAK_IFNAME=eth1,eth2" in cmd
+    # a3-mega defaults from the family table: 8 slots, -b 8M -e 8G, -w 5 -n 200
+    assert cmd[cmd.index("-b") + 1] == "8M" and cmd[cmd.index("-w") + 1] == "5"
+    assert cmd[cmd.index("-n", cmd.index("-b")) + 1] == "200"
+    assert "ppr:8:node" in cmd
+
+
+def test_check_mode_returns_commands(capsys):
+    out = run(nccl_tests, {"family": "a3-mega", "hosts": nodes(2), "binary_dir": "/nowhere"}, capsys,
+              check_mode=True, euid=1000)
+    assert out["verdict"] is None and "--allow-run-as-root" not in out["commands"][0]
+
+
+@pytest.mark.parametrize("args,msg", [
+    ({"family": "h100"}, "family: unknown GPU family 'h100'"),
+    ({"hosts": [{"address": "1.2.3.4"}]}, "hosts[0] needs a name"),
+    ({"threshold": 90}, "threshold must be a fraction"),
+    ({"binary_dir": "/nowhere", "mpirun": "/usr/bin/true"}, "nccl-tests binary not found"),
+    ({"mode": "pairwise", "hosts": nodes(1), "mpirun": "/usr/bin/true"}, "needs at least 2 nodes"),
+    ({"mpirun": "no-such-mpirun-here"}, "mpirun: 'no-such-mpirun-here' not found"),
+])
+def test_bad_input_is_one_line(args, msg, capsys):
+    base = {"family": "a3-mega", "hosts": nodes(2), "binary_dir": STANDIN_BIN}
+    out = run(nccl_tests, dict(base, **args), capsys, executor=replay([]))
+    assert out["failed"] is True and msg in out["msg"] and "\n" not in out["msg"]
+
+
+def test_report_module_writes_three_files(tmp_path, capsys):
+    res = run(nccl_tests, {"family": "a3-mega", "hosts": nodes(4), "mode": "pairwise", "binary_dir": STANDIN_BIN,
+                           "mpirun": "/usr/bin/true"}, capsys, executor=replay(["node3"]), euid=0)
+    args = {"result": res, "dest": str(tmp_path), "run_id": "20260101T000000Z"}
+    out = run(nccl_tests_report, args, capsys, check_mode=True)
+    assert out["changed"] is True and not os.path.exists(out["run_dir"])
+    out = run(nccl_tests_report, args, capsys)
+    assert out["changed"] is True and out["summary"]["bad_nodes"] == ["node3"]
+    for path in out["files"].values():
+        assert os.path.getsize(path) > 200
+    assert json.load(open(out["files"]["json"]))["verdict"] == "fail"
+    out = run(nccl_tests_report, args, capsys)
+    assert out["changed"] is False
+    out = run(nccl_tests_report, dict(args, run_id="../x"), capsys)
+    assert out["failed"] and "run_id" in out["msg"]
