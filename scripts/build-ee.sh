@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Builds the execution environment image localhost/gpudirect-gcp-ee:latest
+# with ansible-builder 3 and podman, from local images only:
+#   1. ansible-builder in its own virtualenv (build/ee-venv), not in .venv;
+#   2. the EE base: localhost/gpudirect-standin-base (the sandbox's Debian
+#      image) + pip/venv/ssh (awx/ee/base/Containerfile), apt from the Debian mirror;
+#   3. the collection tarball and wheels of every Python package, fetched on
+#      this host (pip download), so nothing inside the build needs a package index;
+#   4. ansible-builder build -f awx/ee/execution-environment.yml.
+# With --run-sandbox NAME it then runs site.yml on sandbox NAME through
+# ansible-runner inside the EE, the way AWX runs a job.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+export CONTAINERS_CONF="${CONTAINERS_CONF:-$root/tests/sandbox/podman/containers.conf}"
+EE_IMAGE=localhost/gpudirect-gcp-ee:latest
+BASE_IMAGE=localhost/gpudirect-ee-base:latest
+work="$root/build/ee"
+ctx_in="$work/context"
+venv="$root/build/ee-venv"
+sandbox=""
+playbook=site.yml
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --run-sandbox) sandbox="$2"; shift 2 ;;
+    --playbook) playbook="$2"; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "build-ee.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+step() { echo "== $*"; }
+
+step "ansible-builder in $venv"
+if [ ! -x "$venv/bin/ansible-builder" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "ansible-builder>=3.1,<4"
+fi
+"$venv/bin/ansible-builder" --version
+
+step "stand-in base image"
+if ! podman image exists localhost/gpudirect-standin-base:latest; then
+  python3 -c "import sys; sys.path.insert(0, 'tests/sandbox'); from sandboxlib import images; images.base_image()"
+fi
+
+step "EE base image $BASE_IMAGE"
+podman build --pull=never -q -t "$BASE_IMAGE" awx/ee/base >/dev/null
+
+step "collection tarball"
+rm -rf "$ctx_in/collections" && mkdir -p "$ctx_in/collections"
+"$root/.venv/bin/ansible-galaxy" collection build --force --output-path "$ctx_in/collections" "$root" >/dev/null
+mv "$ctx_in"/collections/gpudirect-gcp-*.tar.gz "$ctx_in/collections/gpudirect-gcp.tar.gz"
+
+step "wheels (pip download on this host)"
+mkdir -p "$ctx_in/wheels"
+# What the builder's stages install: ansible-core and ansible-runner (base),
+# bindep/pyyaml/packaging (builder), the collection's requirements.txt,
+# dumb-init (final), and pip/setuptools/wheel for building.
+"$venv/bin/pip" download -q --dest "$ctx_in/wheels" --only-binary=:all: \
+  "ansible-core>=2.16,<2.20" "ansible-runner>=2.3" pyyaml packaging "dumb-init==1.2.5" \
+  pip setuptools wheel -r requirements.txt
+# bindep and its parser ship as source only in places: allow sdists for them
+"$venv/bin/pip" download -q --dest "$ctx_in/wheels" bindep
+
+step "ansible-builder build -> $EE_IMAGE"
+"$venv/bin/ansible-builder" build -f awx/ee/execution-environment.yml -c "$work/ctx" \
+  --container-runtime podman -t "$EE_IMAGE" --extra-build-cli-args="--pull=never" -v 1
+podman run --rm "$EE_IMAGE" ansible-galaxy collection list gpudirect.gcp
+podman run --rm "$EE_IMAGE" ansible-doc -t inventory gpudirect.gcp.gce_gpu >/dev/null && echo "EE: inventory plugin docs load"
+
+[ -n "$sandbox" ] || exit 0
+
+step "site.yml on sandbox $sandbox through ansible-runner in the EE"
+inv="$root/build/sandbox/$sandbox/inventory.yml"
+[ -f "$inv" ] || { echo "build-ee.sh: no sandbox $sandbox ($inv missing); run tests/sandbox/sandbox.py up --name $sandbox" >&2; exit 2; }
+# A private data dir laid out as AWX lays it out for a job
+pdd="$work/runner-$sandbox"
+rm -rf "$pdd" && mkdir -p "$pdd/project" "$pdd/inventory" "$pdd/env"
+cp awx/project/*.yml "$pdd/project/"
+cp "$inv" "$pdd/inventory/hosts.yml"
+key=$(python3 -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); import json
+def find(n):
+    if isinstance(n, dict):
+        for k, v in n.items():
+            if k == 'ansible_ssh_private_key_file': return v
+            r = find(v)
+            if r: return r
+print(find(d) or '')" "$inv")
+printf '{"ANSIBLE_HOST_KEY_CHECKING": "False", "ANSIBLE_FORCE_COLOR": "0"}\n' > "$pdd/env/envvars"
+set +e
+podman run --rm --network host -v "$pdd:/runner:Z" ${key:+-v "$key:$key:ro"} --user root "$EE_IMAGE" \
+  ansible-runner run /runner -p "$playbook"
+rc=$?
+set -e
+echo "ansible-runner exit status: $rc (artifacts in $pdd/artifacts)"
+exit $rc
