@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""A3/A4-shaped sandbox cluster on one machine: podman nodes with systemd,
+one network per VPC at the family's MTU, real SSH.  It is a SANDBOX: no GPU,
+no RDMA, and Google's images are replaced by clearly labelled stand-ins.
+
+  sandbox.py up --name NAME [--family a3-mega] [--nodes 2]
+  sandbox.py down --name NAME | --all
+  sandbox.py restart --name NAME --node HOST      (like a VM reboot)
+  sandbox.py status --name NAME [--json]
+  sandbox.py images                               (build the images only)
+
+State lives under build/sandbox/NAME/ (inventory.yml, ssh key, state.json).
+"""
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from sandboxlib import cluster, common, images  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def _name(value):
+    ok = value and value[0].isalpha() and len(value) <= 30 and all(c.isalnum() or c == "-" for c in value)
+    if not ok or value != value.lower():
+        raise argparse.ArgumentTypeError("%r: use lower-case letters, digits and '-', starting with a letter, "
+                                         "at most 30 characters" % value)
+    return value
+
+
+def parse(argv):
+    ap = argparse.ArgumentParser(prog="sandbox.py", description=__doc__.split("\n\n", 1)[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("up", help="build images (cached) and start a sandbox")
+    p.add_argument("--name", required=True, type=_name)
+    p.add_argument("--family", default=os.environ.get("FAMILY", "a3-mega"))
+    p.add_argument("--nodes", type=int, default=int(os.environ.get("NODES", "2")))
+    p = sub.add_parser("down", help="remove a sandbox's nodes, networks and processes")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--name", type=_name)
+    g.add_argument("--all", action="store_true", help="every sandbox, and the shared registry")
+    p = sub.add_parser("restart", help="restart one node, like a VM reboot")
+    p.add_argument("--name", required=True, type=_name)
+    p.add_argument("--node", required=True)
+    p = sub.add_parser("status", help="nodes, addresses and link MTUs")
+    p.add_argument("--name", required=True, type=_name)
+    p.add_argument("--json", action="store_true")
+    sub.add_parser("images", help="build (or reuse) the node and stand-in images")
+    return ap.parse_args(argv)
+
+
+def _print_status(st):
+    print("sandbox %s (%s, VPC MTU %s): SANDBOX, stand-ins instead of GPUs and Google images"
+          % (st["name"], st["family"], st["vpc_mtu"]))
+    for node in st["nodes"]:
+        mtus = " ".join("%s=%s" % kv for kv in sorted(node["mtu"].items()) if kv[0] != "lo")
+        print("  %-20s %-8s %-15s %s" % (node["name"], node["state"], node["ip"], mtus))
+    print("  inventory: %s" % st["inventory"])
+    for key in ("registry", "emulator"):
+        if st.get(key):
+            print("  %s: %s" % (key, st[key]))
+
+
+def main(argv=None):
+    args = parse(sys.argv[1:] if argv is None else argv)
+    try:
+        _load_extras()
+        if args.cmd == "up":
+            plan = cluster.up(args.name, args.family, args.nodes)
+            print("sandbox %s is up (SANDBOX: %d %s-shaped nodes, stand-ins, no GPUs)"
+                  % (args.name, len(plan["nodes"]), args.family))
+            print("inventory: %s" % cluster.inventory_file(args.name))
+        elif args.cmd == "down":
+            names = common.sandbox_names() if args.all else [args.name]
+            for name in names:
+                res = cluster.down(name)
+                print("sandbox %s removed (%d containers, %d networks)" % (name, res["containers"], res["networks"]))
+            for hook in cluster.AFTER_DOWN_ALL:
+                hook(args.all)
+        elif args.cmd == "restart":
+            node = cluster.restart(args.name, args.node)
+            print("%s restarted (%s)" % (node["name"], node["nics"][0]["ip"]))
+        elif args.cmd == "status":
+            st = cluster.status(args.name)
+            if args.json:
+                print(json.dumps(st, indent=2))
+            else:
+                _print_status(st)
+        elif args.cmd == "images":
+            print(images.node_image())
+            for hook in cluster.IMAGE_HOOKS:
+                hook()
+    except common.SandboxError as exc:
+        print("sandbox: error: %s" % exc, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("sandbox: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _load_extras():
+    """Registry, stand-ins and emulator plug into the life cycle when present."""
+    for mod in ("services",):
+        try:
+            __import__("sandboxlib.%s" % mod)
+        except ImportError as exc:
+            if exc.name != "sandboxlib.%s" % mod:
+                raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

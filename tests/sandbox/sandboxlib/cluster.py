@@ -1,0 +1,209 @@
+"""Sandbox life cycle: up, down, restart, status."""
+
+import concurrent.futures
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+from . import common, images, inventory, layout
+
+REGISTRY_ALIAS = "gpudirect-registry.sandbox"
+NCCL_TESTS_BIN = os.path.join(common.SANDBOX_DIR, "standins", "nccl_tests", "bin")
+NCCL_TESTS_DEST = "/opt/nccl-tests-standin/build"
+BOOT_TIMEOUT_S = int(os.environ.get("GPUDIRECT_SANDBOX_BOOT_TIMEOUT", "180"))
+# hooks run after the nodes are up (registry, emulator), set by sandbox.py
+AFTER_UP = []
+BEFORE_DOWN = []
+AFTER_DOWN_ALL = []
+IMAGE_HOOKS = []
+
+
+def key_file(name):
+    return os.path.join(common.state_dir(name), "id_ed25519")
+
+
+def inventory_file(name):
+    return os.path.join(common.state_dir(name), "inventory.yml")
+
+
+def _make_key(name):
+    path = key_file(name)
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        common.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "gpudirect-sandbox-%s" % name,
+                    "-f", path], what="ssh-keygen")
+    return path
+
+
+def _label(name):
+    return "%s=%s" % (common.LABEL, name)
+
+
+def _create_networks(plan):
+    existing = set(n["name"] for n in common.podman_json("network", "ls", "--format", "json"))
+    for net in plan["networks"]:
+        if net["name"] in existing:
+            continue
+        common.podman("network", "create", "--label", _label(plan["name"]),
+                      "--opt", "mtu=%d" % net["mtu"], "--subnet", net["subnet"],
+                      "--gateway", net["gateway"], net["name"])
+
+
+def _node_argv(plan, node, image):
+    argv = ["create", "--name", node["name"], "--hostname", node["name"],
+            "--label", _label(plan["name"]), "--privileged", "--systemd=always",
+            "--stop-timeout", "10", "--add-host", "%s:%s" % (REGISTRY_ALIAS, plan["registry_host"])]
+    for other in plan["nodes"]:
+        argv += ["--add-host", "%s:%s" % (other["name"], other["nics"][0]["ip"])]
+    for nic in node["nics"]:
+        argv += ["--network", "%s:ip=%s,mac=%s" % (nic["network"], nic["ip"], nic["mac"])]
+    argv += [image, "/sbin/init"]
+    return argv
+
+
+def _seed_files(plan, node):
+    """Files a node needs before its first boot: root's authorized key, the stand-in nccl-tests."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ssh = os.path.join(tmp, "ssh")
+        os.mkdir(ssh, 0o700)
+        shutil.copy(key_file(plan["name"]) + ".pub", os.path.join(ssh, "authorized_keys"))
+        os.chmod(os.path.join(ssh, "authorized_keys"), 0o600)
+        # "DIR/." copies the contents into the existing /root/.ssh
+        common.podman("cp", ssh + "/.", "%s:/root/.ssh" % node["name"])
+        if os.path.isdir(NCCL_TESTS_BIN):
+            opt = os.path.join(tmp, "opt")
+            shutil.copytree(NCCL_TESTS_BIN, os.path.join(opt, NCCL_TESTS_DEST.split("/opt/", 1)[1]))
+            common.podman("cp", opt + "/.", "%s:/opt" % node["name"])
+
+
+def _ssh(plan, node, *argv, timeout=15):
+    cmd = ["ssh", "-i", key_file(plan["name"])] + inventory.ssh_common_args().split() + \
+        ["-o", "BatchMode=yes", "root@%s" % node["nics"][0]["ip"]] + list(argv)
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+                          check=False)
+
+
+def wait_ready(plan, node, strict=True):
+    """Wait until systemd has finished booting and SSH on the primary address answers.
+
+    strict: a fresh node must boot clean; after a restart, units the roles
+    added may fail, which is for the tests to see, not for the sandbox.
+    """
+    deadline = time.time() + BOOT_TIMEOUT_S
+    last = "no answer"
+    while time.time() < deadline:
+        try:
+            proc = _ssh(plan, node, "systemctl", "is-system-running", "--wait", timeout=90)
+        except subprocess.TimeoutExpired:
+            last = "ssh timed out"
+            continue
+        state = proc.stdout.decode().strip()
+        if state in ("running", "degraded"):
+            if state == "degraded" and strict:
+                failed = _ssh(plan, node, "systemctl", "--failed", "--no-legend", "--plain").stdout.decode()
+                raise common.SandboxError("node %s booted degraded: %s" % (
+                    node["name"], " ".join(line.split()[0] for line in failed.splitlines() if line.strip())))
+            return
+        err = proc.stderr.decode().strip().splitlines()
+        last = state or (err[-1] if err else "no answer")
+        time.sleep(1)
+    raise common.SandboxError("node %s not ready over SSH on %s after %ss (%s)"
+                              % (node["name"], node["nics"][0]["ip"], BOOT_TIMEOUT_S, last))
+
+
+def _parallel(func, nodes):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(nodes))) as pool:
+        futures = [pool.submit(func, n) for n in nodes]
+        errors = [f.exception() for f in futures if f.exception()]
+    if errors:
+        raise errors[0]
+
+
+def up(name, family, nodes):
+    if not 1 <= nodes <= layout.MAX_NODES:
+        raise common.SandboxError("--nodes must be between 1 and %d, got %d" % (layout.MAX_NODES, nodes))
+    old = common.load_state(name)
+    if old and (old["family"] != family or len(old["nodes"]) != nodes):
+        raise common.SandboxError("sandbox %s already exists as %s x%d; run `down --name %s` first"
+                                  % (name, old["family"], len(old["nodes"]), name))
+    layout.family_profile(family)  # bad family: one line, before anything is built
+    image = images.node_image()
+    _make_key(name)
+    with common.locked("networks"):
+        slot = old["slot"] if old else layout.free_slot()
+        plan = layout.plan(name, family, nodes, slot)
+        plan["image"] = image
+        common.save_state(name, plan)
+        _create_networks(plan)
+    running = set(c["Names"][0] for c in common.podman_json(
+        "ps", "-a", "--filter", "label=%s" % _label(name), "--format", "json"))
+    fresh = [n for n in plan["nodes"] if n["name"] not in running]
+    for node in fresh:
+        common.podman(*_node_argv(plan, node, image))
+        _seed_files(plan, node)
+    common.log("starting %d %s node(s) of sandbox %s" % (nodes, family, name))
+    common.podman("start", *[n["name"] for n in plan["nodes"]])
+    _parallel(lambda n: wait_ready(plan, n), plan["nodes"])
+    inventory.write(plan, key_file(name), inventory_file(name))
+    for hook in AFTER_UP:
+        hook(plan)
+    common.save_state(name, plan)
+    return plan
+
+
+def down(name):
+    plan = common.load_state(name)
+    for hook in BEFORE_DOWN:
+        hook(name, plan)
+    ids = common.podman("ps", "-aq", "--filter", "label=%s" % _label(name)).stdout.decode().split()
+    if ids:
+        common.podman("rm", "-f", "-t", "0", *ids)
+    nets = [n["name"] for n in common.podman_json("network", "ls", "--filter", "label=%s" % _label(name),
+                                                    "--format", "json")]
+    if nets:
+        common.podman("network", "rm", "-f", *nets)
+    shutil.rmtree(common.state_dir(name), ignore_errors=True)
+    return {"containers": len(ids), "networks": len(nets), "known": plan is not None}
+
+
+def restart(name, host):
+    plan = common.load_state(name)
+    if not plan:
+        raise common.SandboxError("no sandbox named %s (run `up --name %s`)" % (name, name))
+    node = next((n for n in plan["nodes"] if n["name"] == host), None)
+    if node is None:
+        raise common.SandboxError("sandbox %s has no node %s (nodes: %s)"
+                                  % (name, host, ", ".join(n["name"] for n in plan["nodes"])))
+    common.podman("restart", "-t", "10", host)
+    wait_ready(plan, node, strict=False)
+    return node
+
+
+def node_links(host):
+    """{iface: mtu} as the node sees its links now."""
+    out = common.podman("exec", host, "ip", "-o", "link", "show", check=False)
+    links = {}
+    for line in out.stdout.decode().splitlines():
+        parts = line.split()
+        if len(parts) > 4 and "mtu" in parts:
+            links[parts[1].rstrip(":").split("@")[0]] = int(parts[parts.index("mtu") + 1])
+    return links
+
+
+def status(name):
+    plan = common.load_state(name)
+    if not plan:
+        raise common.SandboxError("no sandbox named %s" % name)
+    states = dict((c["Names"][0], c["State"]) for c in common.podman_json(
+        "ps", "-a", "--filter", "label=%s" % _label(name), "--format", "json"))
+    nodes = []
+    for node in plan["nodes"]:
+        state = states.get(node["name"], "missing")
+        nodes.append({"name": node["name"], "state": state, "ip": node["nics"][0]["ip"],
+                      "mtu": node_links(node["name"]) if state == "running" else {}})
+    return {"name": name, "family": plan["family"], "vpc_mtu": plan["vpc_mtu"],
+            "networks": [n["name"] for n in plan["networks"]], "nodes": nodes,
+            "inventory": inventory_file(name), "registry": plan.get("registry"),
+            "emulator": plan.get("emulator")}

@@ -1,0 +1,107 @@
+"""Paths, podman invocation, locks and errors shared by the sandbox tooling."""
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import contextlib
+
+SANDBOX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(SANDBOX_DIR))
+STATE_ROOT = os.path.join(ROOT, "build", "sandbox")
+CACHE_ROOT = os.path.join(ROOT, ".cache", "sandbox")
+PODMAN_CONF_DIR = os.path.join(SANDBOX_DIR, "podman")
+
+# Podman on the host reads only files the project owns, never /etc/containers.
+PODMAN_ENV = {
+    "CONTAINERS_CONF": os.path.join(PODMAN_CONF_DIR, "containers.conf"),
+    "CONTAINERS_REGISTRIES_CONF": os.path.join(PODMAN_CONF_DIR, "registries.conf"),
+}
+
+# Every podman object the sandbox creates carries this label, so `down`
+# removes exactly what it made.
+LABEL = "io.gpudirect.sandbox"
+
+
+class SandboxError(Exception):
+    """An error with a one-line message for the user."""
+
+
+def log(msg):
+    print("sandbox: %s" % msg, file=sys.stderr, flush=True)
+
+
+def env():
+    out = dict(os.environ)
+    out.update(PODMAN_ENV)
+    out["PATH"] = out.get("PATH", "") + ":/usr/sbin:/sbin"
+    return out
+
+
+def run(argv, check=True, capture=True, input_data=None, what=None, timeout=None):
+    """Run an argument list; raise SandboxError with the command's last words on failure."""
+    try:
+        proc = subprocess.run(argv, env=env(), input=input_data, timeout=timeout,
+                              stdout=subprocess.PIPE if capture else None,
+                              stderr=subprocess.PIPE if capture else None)
+    except FileNotFoundError:
+        raise SandboxError("%s is not installed (run `make deps`)" % argv[0])
+    except subprocess.TimeoutExpired:
+        raise SandboxError("%s timed out after %ss" % (what or " ".join(argv[:3]), timeout))
+    if check and proc.returncode != 0:
+        err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+        last = err[-1] if err else "exit %d" % proc.returncode
+        raise SandboxError("%s failed: %s" % (what or " ".join(argv[:3]), last))
+    return proc
+
+
+def podman(*args, **kwargs):
+    kwargs.setdefault("what", "podman " + " ".join(args[:2]))
+    return run(["podman"] + list(args), **kwargs)
+
+
+def podman_json(*args):
+    out = podman(*args).stdout.decode()
+    return json.loads(out) if out.strip() else []
+
+
+@contextlib.contextmanager
+def locked(name):
+    """A host-wide lock (image builds, subnet choice) so parallel sandboxes do not race."""
+    os.makedirs(STATE_ROOT, exist_ok=True)
+    with open(os.path.join(STATE_ROOT, ".%s.lock" % name), "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def state_dir(name):
+    return os.path.join(STATE_ROOT, name)
+
+
+def load_state(name):
+    path = os.path.join(state_dir(name), "state.json")
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        return None
+
+
+def save_state(name, state):
+    os.makedirs(state_dir(name), exist_ok=True)
+    path = os.path.join(state_dir(name), "state.json")
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(state, fh, indent=2, sort_keys=True)
+    os.replace(tmp, path)
+
+
+def sandbox_names():
+    if not os.path.isdir(STATE_ROOT):
+        return []
+    return sorted(n for n in os.listdir(STATE_ROOT)
+                  if os.path.isfile(os.path.join(STATE_ROOT, n, "state.json")))

@@ -1,0 +1,167 @@
+"""Local image builds: debootstrap a Debian root, add files, `podman import`.
+
+No registry is pulled from.  An image is tagged with a hash of its recipe
+(package list, mirror, files, this module), so it is rebuilt only when the
+recipe changes.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+
+from . import common
+
+SUITE = "bookworm"
+MIRROR = os.environ.get("GPUDIRECT_SANDBOX_MIRROR", "http://deb.debian.org/debian")
+
+NODE_IMAGE = "localhost/gpudirect-sandbox-node"
+NODE_FILES = os.path.join(common.SANDBOX_DIR, "node")
+# debootstrap does not resolve virtual packages: netavark provides podman's
+# container-network-stack, dbus is what systemctl talks to.
+NODE_PACKAGES = [
+    "systemd", "systemd-sysv", "dbus", "python3", "openssh-server", "iproute2", "ethtool",
+    "iputils-ping", "kmod", "openmpi-bin", "podman", "runc", "netavark", "sudo",
+    "ca-certificates", "procps",
+]
+NODE_SERVICES = ["gpudirect-sandbox-sysfs-ro.service", "gpudirect-sandbox-guest-mtu.service", "systemd-networkd.service", "ssh.service"]
+
+BASE_IMAGE = "localhost/gpudirect-standin-base"
+BASE_TAG = "latest"
+BASE_PACKAGES = ["python3"]
+
+
+def _hash_tree(digest, top):
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames.sort()
+        for fname in sorted(filenames):
+            path = os.path.join(dirpath, fname)
+            rel = os.path.relpath(path, top)
+            digest.update(rel.encode() + b"\0")
+            digest.update(oct(os.stat(path).st_mode & 0o777).encode() + b"\0")
+            with open(path, "rb") as fh:
+                digest.update(fh.read())
+
+
+def recipe_hash(packages, files_dir=None):
+    digest = hashlib.sha256()
+    digest.update(("%s %s %s\n" % (SUITE, MIRROR, ",".join(packages))).encode())
+    with open(os.path.abspath(__file__), "rb") as fh:
+        digest.update(fh.read())
+    if files_dir:
+        _hash_tree(digest, files_dir)
+    return digest.hexdigest()[:16]
+
+
+def image_exists(ref):
+    return common.podman("image", "exists", ref, check=False).returncode == 0
+
+
+def image_label(ref, label):
+    out = common.podman("image", "inspect", "--format", "{{index .Labels \"%s\"}}" % label, ref,
+                        check=False)
+    return out.stdout.decode().strip() if out.returncode == 0 else ""
+
+
+def _debootstrap(root, packages, variant="minbase"):
+    cache = os.path.join(common.CACHE_ROOT, "debs")
+    os.makedirs(cache, exist_ok=True)
+    argv = ["debootstrap", "--variant=%s" % variant, "--cache-dir=%s" % cache,
+            "--include=%s" % ",".join(packages), SUITE, root, MIRROR]
+    common.log("debootstrap %s (%d packages, cached debs in %s)" % (SUITE, len(packages), cache))
+    common.run(argv, what="debootstrap (mirror %s)" % MIRROR, timeout=1800)
+
+
+def _chroot(root, *argv):
+    common.run(["chroot", root] + list(argv), what="chroot %s" % " ".join(argv[:2]))
+
+
+def _trim(root):
+    """Drop what an image does not need: apt lists and caches, docs, host keys, machine id."""
+    for rel in ("var/cache/apt/archives", "var/lib/apt/lists", "usr/share/doc", "usr/share/man",
+                "usr/share/info", "usr/share/locale", "debootstrap"):
+        path = os.path.join(root, rel)
+        if os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+            os.makedirs(path, exist_ok=True)
+    for name in os.listdir(os.path.join(root, "etc", "ssh")) if os.path.isdir(os.path.join(root, "etc", "ssh")) else []:
+        if name.startswith("ssh_host_"):
+            os.unlink(os.path.join(root, "etc", "ssh", name))
+    mid = os.path.join(root, "etc", "machine-id")
+    if os.path.exists(mid):
+        with open(mid, "w"):
+            pass
+
+
+def _import(root, ref, changes, labels):
+    argv = ["podman", "import"]
+    for change in changes:
+        argv += ["--change", change]
+    for key, value in labels.items():
+        argv += ["--change", "LABEL %s=%s" % (key, value)]
+    argv += ["-", ref]
+    tar = subprocess.Popen(["tar", "-C", root, "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
+    imp = subprocess.run(argv, stdin=tar.stdout, env=common.env(), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    tar.stdout.close()
+    if tar.wait() != 0 or imp.returncode != 0:
+        err = imp.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise common.SandboxError("podman import %s failed: %s" % (ref, err[-1] if err else "tar failed"))
+
+
+def _workdir():
+    os.makedirs(common.CACHE_ROOT, exist_ok=True)
+    return tempfile.mkdtemp(prefix="rootfs-", dir=common.CACHE_ROOT)
+
+
+def node_image():
+    """Build (or reuse) the node image; return its reference."""
+    tag = recipe_hash(NODE_PACKAGES, NODE_FILES)
+    ref = "%s:%s" % (NODE_IMAGE, tag)
+    with common.locked("image-build"):
+        if image_exists(ref):
+            return ref
+        common.log("building node image %s (only when its recipe changes)" % ref)
+        work = _workdir()
+        root = os.path.join(work, "root")
+        try:
+            _debootstrap(root, NODE_PACKAGES)
+            # the recipe's files, copied over the Debian root
+            common.run(["cp", "-r", "--preserve=mode", NODE_FILES + "/.", root + "/"],
+                       what="copy node files")
+            _chroot(root, "systemctl", "enable", *NODE_SERVICES)
+            # a container has no console to log in on; these only slow boot down
+            _chroot(root, "systemctl", "mask", "getty@tty1.service", "console-getty.service",
+                    "systemd-timesyncd.service", "apt-daily.timer", "apt-daily-upgrade.timer",
+                    "e2scrub_reap.service")
+            _trim(root)
+            _import(root, ref, ['CMD ["/sbin/init"]', "STOPSIGNAL SIGRTMIN+3"],
+                    {common.LABEL: "node", "io.gpudirect.recipe": tag})
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        common.podman("tag", ref, "%s:latest" % NODE_IMAGE)
+    return ref
+
+
+def base_image():
+    """Build (or reuse) localhost/gpudirect-standin-base:latest, the stand-ins' FROM."""
+    tag = recipe_hash(BASE_PACKAGES, os.path.join(common.SANDBOX_DIR, "standins", "base"))
+    ref = "%s:%s" % (BASE_IMAGE, BASE_TAG)
+    with common.locked("image-build"):
+        if image_exists(ref) and image_label(ref, "io.gpudirect.recipe") == tag:
+            return ref
+        common.log("building stand-in base image %s" % ref)
+        work = _workdir()
+        root = os.path.join(work, "root")
+        try:
+            _debootstrap(root, BASE_PACKAGES)
+            extra = os.path.join(common.SANDBOX_DIR, "standins", "base", "rootfs")
+            if os.path.isdir(extra):
+                common.run(["cp", "-r", "--preserve=mode", extra + "/.", root + "/"],
+                           what="copy base files")
+            _trim(root)
+            _import(root, ref, ['CMD ["/bin/sh"]'], {common.LABEL: "standin-base", "io.gpudirect.recipe": tag})
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return ref

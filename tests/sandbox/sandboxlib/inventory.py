@@ -1,0 +1,85 @@
+"""The static inventory of a sandbox: the host vars of the gce_gpu plugin, for real nodes."""
+
+import json
+import os
+
+
+def _group(value):
+    return "".join(c if c.isalnum() else "_" for c in value)
+
+
+def ssh_common_args():
+    # Nodes make fresh host keys on first boot; the sandbox key is the only identity offered.
+    return ("-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes "
+            "-o LogLevel=ERROR -o ConnectTimeout=10")
+
+
+def gce_nics(plan, node):
+    out = []
+    for net, nic in zip(plan["networks"], node["nics"]):
+        out.append({
+            "name": nic["name"],
+            "nic_type": net["nic_type"],
+            "network": net["name"],
+            "subnetwork": net["name"],
+            "ip": nic["ip"],
+            "public_ip": None,
+            "mac": nic["mac"],
+            "mtu": net["mtu"],
+        })
+    return out
+
+
+def host_vars(plan, node, key_file):
+    nics = gce_nics(plan, node)
+    gpu = [nic for nic, net in zip(nics, plan["networks"]) if net["gpu"]]
+    return {
+        "ansible_host": nics[0]["ip"],
+        "ansible_user": "root",
+        "ansible_ssh_private_key_file": key_file,
+        "ansible_ssh_common_args": ssh_common_args(),
+        "ansible_python_interpreter": "/usr/bin/python3",
+        "gpu_family": plan["family"],
+        "gpu_transport": plan["transport"],
+        "gce_project": plan["project"],
+        "gce_zone": plan["zone"],
+        "gce_machine_type": plan["machine_type"],
+        "gce_labels": {"gpudirect-sandbox": plan["name"]},
+        "gce_status": "RUNNING",
+        "gce_provisioning_model": "STANDARD",
+        "gce_placement_policies": [],
+        "gce_physical_host": "/sandbox/%s/host%d" % (plan["name"], node["index"]),
+        "gce_topology": {},
+        "gce_reservation": None,
+        "gce_nics": nics,
+        "gpu_nics": gpu,
+    }
+
+
+def render(plan, key_file):
+    hosts = dict((n["name"], host_vars(plan, n, key_file)) for n in plan["nodes"])
+    names = dict((n, {}) for n in hosts)
+    groups = {
+        "gpu_nodes": {"hosts": hosts},
+        "family_%s" % _group(plan["family"]): {"hosts": dict(names)},
+        "transport_%s" % _group(plan["transport"]): {"hosts": dict(names)},
+        "zone_%s" % _group(plan["zone"]): {"hosts": dict(names)},
+        "project_%s" % _group(plan["project"]): {"hosts": dict(names)},
+    }
+    return {"all": {"children": groups}}
+
+
+def write(plan, key_file, path):
+    data = render(plan, key_file)
+    header = ("# Sandbox %s (%s, %d nodes): written by tests/sandbox/sandbox.py; do not edit.\n"
+              % (plan["name"], plan["family"], len(plan["nodes"])))
+    try:
+        import yaml
+        body = yaml.safe_dump(data, default_flow_style=False, sort_keys=False)
+    except ImportError:  # JSON is YAML too
+        body = json.dumps(data, indent=2)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        fh.write(header + body)
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,128 @@
+"""The shape of a sandbox: which networks, which addresses, from the family table.
+
+One podman network per VPC of the family, all at the family's VPC MTU.  Each
+sandbox gets its own block of subnets, 10.<slot>.<nic>.0/24, so several can
+run at once; node k has address 10.<slot>.<nic>.<10+k> and a GCE-style MAC
+(42:01 + the address) on every network, so a restart keeps both.
+"""
+
+import importlib.util
+import ipaddress
+import os
+
+from . import common
+
+FAMILIES_PY = os.path.join(common.ROOT, "plugins", "module_utils", "families.py")
+PROJECT = "gpudirect-sandbox"
+ZONE = "sandbox-local1-a"
+FIRST_HOST = 10
+MAX_NODES = 64
+SLOTS = range(100, 200)
+TEN = ipaddress.ip_network("10.0.0.0/8")
+
+
+def families():
+    """The collection's family table, loaded from its file (no Ansible needed)."""
+    spec = importlib.util.spec_from_file_location("gpudirect_families", FAMILIES_PY)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def family_profile(family):
+    fams = families()
+    try:
+        return fams.get_family(family)
+    except fams.FamilyError as exc:
+        raise common.SandboxError(str(exc))
+
+
+def network_name(name, index):
+    return "%s-vpc%d" % (name, index)
+
+
+def node_name(name, index):
+    return "%s-node%d" % (name, index)
+
+
+def subnet(slot, nic):
+    return ipaddress.ip_network("10.%d.%d.0/24" % (slot, nic))
+
+
+def gateway(slot, nic=0):
+    return str(subnet(slot, nic)[1])
+
+
+def address(slot, nic, node):
+    return str(subnet(slot, nic)[FIRST_HOST + node])
+
+
+def mac(slot, nic, node):
+    ip = ipaddress.ip_address(address(slot, nic, node)).packed
+    return "42:01:" + ":".join("%02x" % b for b in ip)
+
+
+def used_slots():
+    """Second octets of every 10.x subnet podman already has, plus those other sandboxes hold."""
+    used = set()
+    for net in common.podman_json("network", "ls", "--format", "json"):
+        for sub in net.get("subnets") or []:
+            try:
+                cidr = ipaddress.ip_network(sub.get("subnet", ""), strict=False)
+            except ValueError:
+                continue
+            if cidr.version == 4 and cidr.subnet_of(TEN):
+                used.add(cidr.network_address.packed[1])
+    for other in common.sandbox_names():
+        st = common.load_state(other)
+        if st and "slot" in st:
+            used.add(st["slot"])
+    return used
+
+
+def free_slot():
+    used = used_slots()
+    for slot in SLOTS:
+        if slot not in used:
+            return slot
+    raise common.SandboxError("no free 10.x.0.0/16 block left for another sandbox (10.100-10.199 in use)")
+
+
+def plan(name, family, nodes, slot):
+    """Everything `up` creates, as data (also what the inventory and the emulator describe)."""
+    prof = family_profile(family)
+    nics = prof["nics"]
+    mtu = prof["vpc_mtu"]
+    nets = []
+    for i in range(nics["count"]):
+        nets.append({
+            "name": network_name(name, i),
+            "index": i,
+            "subnet": str(subnet(slot, i)),
+            "gateway": gateway(slot, i),
+            "mtu": mtu,
+            "nic_type": nics["nic_types"][i],
+            "gpu": i in nics["gpu_indexes"],
+        })
+    hosts = []
+    for k in range(nodes):
+        hosts.append({
+            "name": node_name(name, k),
+            "index": k,
+            "nics": [{"name": "nic%d" % n["index"], "iface": "eth%d" % n["index"], "network": n["name"],
+                      "ip": address(slot, n["index"], k), "mac": mac(slot, n["index"], k)}
+                     for n in nets],
+        })
+    return {
+        "name": name,
+        "family": family,
+        "transport": prof["transport"],
+        "machine_type": prof["machine_type"],
+        "vpc_mtu": mtu,
+        "project": PROJECT,
+        "zone": ZONE,
+        "slot": slot,
+        "registry_host": gateway(slot, 0),
+        "networks": nets,
+        "nodes": hosts,
+    }
