@@ -19,18 +19,20 @@ import time
 READY = "Buffer manager initialization complete"
 TCPXO_FLAGS = {"num_hops", "num_nics", "uid", "alsologtostderr", "v", "setup_param"}
 TCPX_FLAGS = {"gpu_nic_preset", "gpu_nic_topology", "gpu_shmem_type", "uds_path", "setup_param", "v"}
+BOOL_FLAGS = {"alsologtostderr"}
 CAP_NET_ADMIN = 12
 CAP_SYS_ADMIN = 21
 
 
-def log(msg, level="I"):
-    line = "%s%s standin.cc] %s" % (level, time.strftime("%m%d %H:%M:%S"), msg)
+def log(msg, level="I", src="rxdm_standin.py"):
+    line = "%s%s %s] %s" % (level, time.strftime("%m%d %H:%M:%S"), src, msg)
     print(line, flush=True)
     try:
         with open("/tmp/mtest_fastrak_gpumem_manager.INFO", "a") as fh:
             fh.write(line + "\n")
     except OSError:
         pass
+    return line
 
 
 def die(msg):
@@ -46,7 +48,11 @@ def parse(argv):
             die("unexpected argument %r" % arg)
         name, eq, value = arg[2:].partition("=")
         if not eq:
-            value = rest.pop(0) if rest and not rest[0].startswith("--") else "true"
+            # gflags: a non-boolean flag takes the next word, even one that starts with "--"
+            if name in BOOL_FLAGS or name.startswith("no") or not rest:
+                value = "true"
+            else:
+                value = rest.pop(0)
         flags[name] = value
     return flags
 
@@ -107,11 +113,10 @@ def main(argv):
             die("Failed to bind UNIX socket under %s: No such file or directory (mount it from the host)" % uds)
         with open(os.path.join(uds, "rxdm-standin.sock"), "w") as fh:
             fh.write("STAND-IN: not a socket\n")
-    log("STAND-IN: %d NICs visible: %s" % (len(nics), ",".join(nics)))
+    log("STAND-IN: %d NICs visible: %s%s" % (len(nics), ",".join(nics[:12]), ",..." if len(nics) > 12 else ""))
     time.sleep(float(os.environ.get("STANDIN_READY_DELAY_S", "2")))
     if mode == "tcpxo":
-        line = "fastrak_gpumem_manager.cu.cc:284] %s (STAND-IN)." % READY
-        log(line)
+        line = log("%s (STAND-IN)." % READY, src="fastrak_gpumem_manager.cu.cc:284")
         health = os.environ.get("HEALTH_CHECK_LOG_FILE")
         if health:
             with open(health, "w") as fh:
