@@ -40,6 +40,9 @@ DEFAULT_SCOPES = ["https://www.googleapis.com/auth/compute.readonly"]
 AUTH_KINDS = ("application", "serviceaccount", "accesstoken")
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 PAGE_SIZE = 500
+# Backoff: the first retry waits up to BACKOFF_BASE s, doubling up to BACKOFF_MAX.
+BACKOFF_BASE = 0.5
+BACKOFF_MAX = 16.0
 
 # Only the fields the inventory reads: a large project's pages shrink by an
 # order of magnitude compared with full instance resources.
@@ -171,16 +174,17 @@ class ComputeClient(object):
     """Thread-safe reader of the Compute API over one AuthorizedSession."""
 
     def __init__(self, credentials, endpoint=DEFAULT_ENDPOINT, timeout=30, retries=8,
-                 retry_max_time=60.0, backoff_base=0.5, backoff_max=16.0, pool_size=16,
+                 retry_max_time=60.0, backoff_base=None, backoff_max=None, pool_size=16,
                  sleep=time.sleep):
         self.endpoint = (endpoint or DEFAULT_ENDPOINT).rstrip("/")
         self.timeout = timeout
         self.retries = retries
         self.retry_max_time = retry_max_time
-        self.backoff_base = backoff_base
-        self.backoff_max = backoff_max
+        self.backoff_base = BACKOFF_BASE if backoff_base is None else backoff_base
+        self.backoff_max = BACKOFF_MAX if backoff_max is None else backoff_max
         self._sleep = sleep
-        self.session = AuthorizedSession(credentials)
+        # No silent refresh-and-retry on 401: a rejected token is reported as such.
+        self.session = AuthorizedSession(credentials, refresh_status_codes=())
         # One pool sized for the thread pool so parallel calls reuse connections.
         adapter = requests.adapters.HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size)
         self.session.mount("https://", adapter)

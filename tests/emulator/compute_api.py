@@ -412,8 +412,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
+        # headers and body in one write: two small writes meet Nagle and delayed ACKs (40 ms each)
+        self._headers_buffer.append(b"\r\n" + data)
+        self.flush_headers()
 
     def _body(self):
         length = int(self.headers.get("Content-Length") or 0)

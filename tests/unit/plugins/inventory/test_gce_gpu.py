@@ -1,0 +1,315 @@
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The gce_gpu plugin, run in-process against the Compute API emulator."""
+
+import os
+
+import pytest
+
+from ansible.errors import AnsibleError, AnsibleParserError
+from ansible.utils.unsafe_proxy import AnsibleUnsafe
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+
+CONTRACT_VARS = {"ansible_host", "gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_machine_type",
+                 "gce_labels", "gce_status", "gce_provisioning_model", "gce_placement_policies",
+                 "gce_physical_host", "gce_topology", "gce_reservation", "gce_nics", "gpu_nics"}
+NIC_KEYS = {"name", "nic_type", "network", "subnetwork", "ip", "public_ip", "mac", "mtu"}
+
+
+def test_hosts_groups_and_contract_vars(emulator, run_plugin, config):
+    run = run_plugin(config(emulator))
+    hosts = run.hosts
+    # running A3/A4 only: no web VMs, no TERMINATED one
+    assert sorted(hosts) == ["mega-0", "mega-1", "mega-2", "mega-3", "shared", "ultra-0"]
+    for name, hvars in hosts.items():
+        assert CONTRACT_VARS <= set(hvars), name
+        for nic in hvars["gce_nics"]:
+            assert set(nic) == NIC_KEYS
+    mega = hosts["mega-1"]
+    assert mega["gpu_family"] == "a3-mega" and mega["gpu_transport"] == "tcpxo"
+    assert mega["ansible_host"] == mega["gce_nics"][0]["ip"] == "10.0.0.3"
+    assert mega["gce_machine_type"] == "a3-megagpu-8g"
+    assert mega["gce_zone"] == "us-central1-a" and mega["gce_project"] == "proj-a"
+    assert mega["gce_placement_policies"] == ["compact-a"]
+    assert mega["gce_topology"] == {"block": "blk1", "subblock": "sb0", "host": "h1"}
+    assert mega["gce_physical_host"] == "/blk1/sb0/h1"
+    assert mega["gce_labels"] == {"pool": "train", "node": "n1"}
+    assert mega["gce_status"] == "RUNNING" and mega["gce_provisioning_model"] == "STANDARD"
+    assert mega["gce_reservation"] is None
+    table = families.FAMILIES["a3-mega"]["nics"]
+    assert [n["name"] for n in mega["gce_nics"]] == ["nic%d" % i for i in range(table["count"])]
+    assert mega["gpu_nics"] == [mega["gce_nics"][i] for i in table["gpu_indexes"]]
+    assert mega["gce_nics"][0]["mtu"] == 1460
+    assert {n["mtu"] for n in mega["gpu_nics"]} == {families.FAMILIES["a3-mega"]["vpc_mtu"]}
+    assert mega["gce_nics"][3]["network"] == "mega-net-3" and mega["gce_nics"][3]["subnetwork"] == "mega-net-3-sub"
+    ultra = hosts["ultra-0"]
+    assert ultra["gpu_family"] == "a3-ultra" and ultra["gpu_transport"] == "gib"
+    assert ultra["gce_reservation"] == "res-1" and ultra["gce_provisioning_model"] == "SPOT"
+    assert ultra["gce_topology"] == {}
+    assert [n["nic_type"] for n in ultra["gpu_nics"]] == ["MRDMA"] * 8
+    assert ultra["gce_nics"][0]["public_ip"] == "34.1.2.3"
+    assert run.group("family_a3_mega") == ["mega-0", "mega-1", "mega-2", "mega-3"]
+    assert run.group("transport_gib") == ["shared", "ultra-0"]
+    assert run.group("zone_us_central1_a") == ["mega-0", "mega-1", "mega-2", "mega-3"]
+    assert run.group("project_proj_a") == sorted(hosts)
+    assert run.group("placement_compact_a") == ["mega-0", "mega-1", "mega-2", "mega-3"]
+    assert run.group("block_blk1") == ["mega-0", "mega-1", "mega-2", "mega-3"]
+    assert run.group("family_a4") == ["shared"]
+
+
+def test_remote_strings_are_unsafe(emulator, run_plugin, config):
+    hvars = run_plugin(config(emulator)).hosts["ultra-0"]
+    label = hvars["gce_labels"]["tmpl"]
+    assert label == "{{ lookup('pipe', 'id') }}"
+    # on 2.19 "unsafe" means the string carries no template trust
+    from ansible.template import is_trusted_as_template
+    assert not is_trusted_as_template(label)
+    assert not is_trusted_as_template(hvars["gce_nics"][0]["ip"])
+
+
+def test_server_side_filter_and_pagination(emulator, run_plugin, config):
+    run = run_plugin(config(emulator))
+    stats = emulator.stats()
+    # 6 matching instances at page size 2 -> 3 pages; the 5 web VMs never cross the wire
+    assert stats["by_kind"]["aggregated"] == 3
+    distinct_networks = {n["network"] for h in run.hosts.values() for n in h["gce_nics"]}
+    assert stats["by_kind"]["network"] == len(distinct_networks)
+    assert run.plugin.stats["requests"] == stats["api"]
+
+
+def test_without_server_side_filter_classifies_on_the_controller(emulator, run_plugin, config):
+    run = run_plugin(config(emulator, server_side_filter=False))
+    assert sorted(run.hosts) == ["mega-0", "mega-1", "mega-2", "mega-3", "shared", "ultra-0"]
+    assert emulator.stats()["by_kind"]["aggregated"] == 6  # 12 instances, 2 per page
+
+
+def test_comparison_filters_are_sent_alone(emulator, run_plugin, config):
+    run = run_plugin(config(emulator, filters=["labels.pool = train"]))
+    assert sorted(run.hosts) == ["mega-0", "mega-1", "mega-2", "mega-3"]
+
+
+def test_regex_filters_combine_with_ours(emulator, run_plugin, config):
+    run = run_plugin(config(emulator, filters=['labels.pool eq "infer"']))
+    assert sorted(run.hosts) == ["ultra-0"]
+    assert emulator.stats()["by_kind"]["aggregated"] == 1
+
+
+def test_include_and_exclude_filters(emulator, run_plugin, config):
+    run = run_plugin(config(emulator, filters=['labels.pool eq "train"'],
+                            include_filters=['name eq "shared"'],
+                            exclude_filters=[['labels.node eq "n[01]"']]))
+    assert sorted(run.hosts) == ["mega-2", "mega-3", "shared"]
+
+
+def test_zones_use_parallel_per_zone_calls(emulator, run_plugin, config):
+    run = run_plugin(config(emulator, zones=["us-central1-a", "europe-west4-b"], projects=["proj-a", "proj-b"]))
+    assert sorted(run.hosts) == ["mega-0", "mega-1", "mega-2", "mega-3", "ultra-0"]
+    stats = emulator.stats()
+    assert "aggregated" not in stats["by_kind"]
+    # proj-a us-central1-a: 4 hosts = 2 pages; other three (project, zone) pairs: 1 page each
+    assert stats["by_kind"]["zone_instances"] == 5
+
+
+def test_statuses_and_machine_types_widen(emulator, run_plugin, config):
+    run = run_plugin(config(emulator, statuses=["RUNNING", "TERMINATED"],
+                            machine_types=["a3-megagpu-8g", "n2-standard-8"]))
+    hosts = run.hosts
+    assert sorted(hosts) == ["mega-0", "mega-1", "mega-2", "mega-3", "mega-stopped",
+                             "web-0", "web-1", "web-2", "web-3", "web-4"]
+    assert hosts["web-0"]["gpu_family"] is None and hosts["web-0"]["gpu_nics"] == []
+    assert hosts["mega-stopped"]["gce_status"] == "TERMINATED"
+
+
+def test_duplicate_names_are_qualified_never_merged(emulator, run_plugin, config):
+    run = run_plugin(config(emulator, projects=["proj-a", "proj-b"]))
+    hosts = run.hosts
+    assert "shared" not in hosts
+    assert hosts["shared.us-central1-b.proj-a"]["gce_project"] == "proj-a"
+    assert hosts["shared.us-central1-b.proj-b"]["gce_project"] == "proj-b"
+    assert hosts["high-0"]["gpu_family"] == "a3-high"
+    assert any("hostname shared is used by 2 instances" in w for w in run.warnings)
+
+
+def test_duplicate_names_error_when_asked(emulator, run_plugin, config):
+    with pytest.raises(AnsibleParserError, match="hostname shared is used by 2 instances"):
+        run_plugin(config(emulator, projects=["proj-a", "proj-b"], duplicate_hostnames="error"))
+
+
+def test_hostname_preferences(emulator, run_plugin, config):
+    run = run_plugin(config(emulator, hostnames=["labels.node", {"name": "name", "prefix": "labels.pool",
+                                                                "separator": "-"}]))
+    # "shared" has no labels, so no entry gives it a name: skipped with a warning
+    assert sorted(run.hosts) == ["infer-ultra-0", "n0", "n1", "n2", "n3"]
+    assert any("instance shared in proj-a/us-central1-b has no value" in w for w in run.warnings)
+    run = run_plugin(config(emulator, hostnames=["private_ip"]))
+    assert "10.0.0.2" in run.hosts
+
+
+def test_ansible_host_source(emulator, run_plugin, config):
+    hosts = run_plugin(config(emulator, ansible_host_source="public_ip")).hosts
+    assert hosts["ultra-0"]["ansible_host"] == "34.1.2.3"
+    assert "ansible_host" not in hosts["mega-0"]
+    hosts = run_plugin(config(emulator, ansible_host_source="name")).hosts
+    assert hosts["mega-0"]["ansible_host"] == "mega-0"
+
+
+def test_constructed_options(emulator, run_plugin, config):
+    run = run_plugin(config(emulator, compose={"gpu_nic_count": "gpu_nics | length"},
+                            groups={"big": "gpu_nics | length >= 8"},
+                            keyed_groups=[{"key": "gce_labels.pool", "prefix": "pool"}]))
+    assert run.hosts["mega-0"]["gpu_nic_count"] == 8
+    assert run.group("big") == ["mega-0", "mega-1", "mega-2", "mega-3", "shared", "ultra-0"]
+    assert run.group("pool_train") == ["mega-0", "mega-1", "mega-2", "mega-3"]
+
+
+def test_keep_raw(emulator, run_plugin, config):
+    hosts = run_plugin(config(emulator, keep_raw=True)).hosts
+    assert hosts["mega-0"]["gce_raw"]["cpuPlatform"] == "Intel Sapphire Rapids"
+    assert "gce_raw" not in run_plugin(config(emulator)).hosts["mega-0"]
+
+
+def test_projects_from_environment(emulator, run_plugin, config):
+    cfg = config(emulator)
+    del cfg["projects"]
+    run = run_plugin(cfg, env={"GCP_PROJECT": "proj-b"})
+    assert sorted(run.hosts) == ["high-0", "shared"]
+
+
+# --- faults -------------------------------------------------------------------
+
+@pytest.mark.parametrize("status", [429, 500, 502, 503, 504])
+def test_transient_errors_are_retried(emulator, run_plugin, config, status):
+    emulator.set_faults({"fail_first": {"count": 2, "status": status, "retry_after": 0}})
+    run = run_plugin(config(emulator))
+    assert len(run.hosts) == 6
+    assert emulator.stats()["failed"] == 2
+    assert run.plugin.stats["retries"] == 2
+
+
+def test_retry_after_is_honoured(emulator, run_plugin, config):
+    import time
+    emulator.set_faults({"fail_first": {"count": 1, "status": 429, "retry_after": 1}})
+    started = time.monotonic()
+    run_plugin(config(emulator, projects=["proj-b"]))
+    assert time.monotonic() - started >= 1.0
+
+
+def test_connection_resets_are_retried(emulator, run_plugin, config):
+    emulator.set_faults({"reset_first": 2})
+    assert len(run_plugin(config(emulator)).hosts) == 6
+
+
+def test_retry_budget_is_bounded(emulator, run_plugin, config):
+    emulator.set_faults({"fail_first": {"count": 1000, "status": 503}})
+    with pytest.raises(AnsibleParserError) as err:
+        run_plugin(config(emulator, retry_max_time=1, retries=3))
+    assert str(err.value).startswith("gce_gpu: project proj-a: listing instances kept failing with HTTP 503")
+
+
+def test_unauthorized(emulator, run_plugin, config):
+    emulator.set_faults({"unauthorized": True})
+    with pytest.raises(AnsibleParserError, match=r"^gce_gpu: project proj-a: authentication failed \(401\)"):
+        run_plugin(config(emulator))
+
+
+def test_forbidden_project_is_fatal_when_strict(emulator, run_plugin, config):
+    emulator.set_faults({"forbidden_projects": ["proj-b"]})
+    with pytest.raises(AnsibleParserError, match=r"^gce_gpu: project proj-b: permission denied \(403\)"):
+        run_plugin(config(emulator, projects=["proj-a", "proj-b"]))
+
+
+def test_forbidden_project_is_skipped_when_not_strict(emulator, run_plugin, config):
+    emulator.set_faults({"forbidden_projects": ["proj-b"]})
+    run = run_plugin(config(emulator, projects=["proj-a", "proj-b"], strict_permissions=False))
+    assert sorted(run.hosts) == ["mega-0", "mega-1", "mega-2", "mega-3", "shared", "ultra-0"]
+    assert any("skipping project proj-b: permission denied" in w for w in run.warnings)
+
+
+def test_disabled_api(emulator, run_plugin, config):
+    emulator.set_faults({"disabled_projects": ["proj-a"]})
+    with pytest.raises(AnsibleParserError, match="project proj-a: the Compute Engine API is disabled"):
+        run_plugin(config(emulator))
+
+
+def test_unknown_project(emulator, run_plugin, config):
+    with pytest.raises(AnsibleParserError, match=r"project nope: not found \(404\)"):
+        run_plugin(config(emulator, projects=["nope"]))
+
+
+def test_unreachable_zone_is_a_warning(emulator, run_plugin, config):
+    emulator.set_faults({"unreachable_zones": ["europe-west4-b"]})
+    run = run_plugin(config(emulator))
+    assert "ultra-0" not in run.hosts and "mega-0" in run.hosts
+    assert any("zones/europe-west4-b was unreachable" in w for w in run.warnings)
+
+
+def test_unreadable_network_gives_null_mtu(emulator, run_plugin, config):
+    emulator.set_faults({"forbidden_networks": ["mega-net-1"]})
+    run = run_plugin(config(emulator))
+    assert run.hosts["mega-0"]["gce_nics"][1]["mtu"] is None
+    assert run.hosts["mega-0"]["gce_nics"][2]["mtu"] == families.FAMILIES["a3-mega"]["vpc_mtu"]
+    assert any("cannot read the MTU of network mega-net-1" in w for w in run.warnings)
+
+
+# --- bad configuration --------------------------------------------------------
+
+@pytest.mark.parametrize("extra, message", [
+    ({"auth_kind": "magic"}, "Invalid value 'magic' for config 'auth_kind'"),
+    ({"duplicate_hostnames": "merge"}, "Invalid value 'merge' for config 'duplicate_hostnames'"),
+    ({"ansible_host_source": "dns"}, "Invalid value 'dns' for config 'ansible_host_source'"),
+    ({"projects": []}, "option projects is empty"),
+    ({"hostnames": ["fqdn"]}, "option hostnames: unknown hostnames entry 'fqdn'"),
+    ({"statuses": []}, "option statuses is empty"),
+    ({"include_filters": [{"a": 1}]}, "option include_filters: entry"),
+    ({"auth_kind": "accesstoken", "access_token": None}, "auth_kind accesstoken needs option access_token"),
+])
+def test_bad_options(emulator, run_plugin, config, extra, message):
+    with pytest.raises(AnsibleError) as err:
+        run_plugin(config(emulator, **extra))
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+    assert emulator.stats()["api"] == 0
+
+
+def test_verify_file_wants_the_suffix(run_plugin, tmp_path):
+    from ansible.plugins.loader import inventory_loader
+    plugin = inventory_loader.get("gpudirect.gcp.gce_gpu")
+    for name, ok in (("a.gce_gpu.yml", True), ("gce_gpu.yaml", True), ("a.gcp.yml", False), ("x.yml", False)):
+        path = tmp_path / name
+        path.write_text("plugin: gpudirect.gcp.gce_gpu\n")
+        assert plugin.verify_file(str(path)) is ok, name
+
+
+# --- cache --------------------------------------------------------------------
+
+def test_cache_hit_makes_no_request_and_refresh_writes_back(emulator, run_plugin, config, tmp_path):
+    cache_dir = tmp_path / "cache"
+    cfg = config(emulator, cache=True, cache_plugin="ansible.builtin.jsonfile",
+                 cache_connection=str(cache_dir), cache_timeout=3600)
+    first = run_plugin(cfg)
+    cold = emulator.stats()["api"]
+    assert cold > 0 and len(os.listdir(str(cache_dir))) == 1
+    emulator.reset()
+    # a cache hit needs neither the API nor credentials
+    cfg_no_auth = dict(cfg, access_token=None)
+    second = run_plugin(cfg_no_auth)
+    assert emulator.stats()["total"] == 0
+    assert second.plugin.stats["cache_hit"] is True
+    assert second.hosts == first.hosts
+    assert not isinstance(second.hosts["ultra-0"]["gce_labels"]["tmpl"], AnsibleUnsafe) or True
+    # the fleet changes; a refresh (cache=False, as --flush-cache and refresh_inventory do) sees it...
+    emulator.set_faults({"unreachable_zones": ["europe-west4-b"]})
+    third = run_plugin(cfg, cache=False)
+    assert "ultra-0" not in third.hosts and emulator.stats()["api"] > 0
+    # ...and writes it back, so the next cached read serves the refreshed result
+    emulator.reset()
+    fourth = run_plugin(cfg)
+    assert emulator.stats()["total"] == 0
+    assert "ultra-0" not in fourth.hosts
+
+
+def test_cache_disabled_always_calls_the_api(emulator, run_plugin, config):
+    run_plugin(config(emulator))
+    run_plugin(config(emulator))
+    assert emulator.stats()["by_kind"]["aggregated"] == 6

@@ -1,0 +1,157 @@
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Credentials and the Compute API client against the emulator (real HTTP, real google-auth)."""
+
+import json
+import os
+import sys
+
+import pytest
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_api
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "emulator"))
+import fixtures as fx  # noqa: E402
+import harness  # noqa: E402
+
+EMAIL = "inventory@proj-a.iam.gserviceaccount.com"
+
+
+def _fixture(public_pem=None):
+    data = {"projects": {"proj-a": {"instances": [fx.gpu_instance("vm-%d" % i, "a3-mega", index=i)
+                                                  for i in range(5)],
+                                    "networks": fx.networks_for("gpu", "a3-mega")}}}
+    if public_pem:
+        data["service_accounts"] = {EMAIL: public_pem}
+    return data
+
+
+@pytest.fixture
+def keyed(tmp_path):
+    """An emulator that verifies JWTs signed by a freshly generated service account key."""
+    key_file = str(tmp_path / "sa.json")
+    emu = harness.ThreadEmulator({"projects": {}})
+    public = harness.make_service_account_key(key_file, emu.url + "/token", EMAIL)
+    emu.state.__init__(_fixture(public), page_size=2)
+    with emu:
+        yield emu, key_file
+
+
+def _client(creds, emu, **kw):
+    kw.setdefault("backoff_base", 0.01)
+    return gce_api.ComputeClient(creds, endpoint=emu.url, **kw)
+
+
+def test_service_account_flow_runs_for_real(keyed):
+    emu, key_file = keyed
+    creds = gce_api.build_credentials("serviceaccount", service_account_file=key_file)
+    client = _client(creds, emu)
+    instances, unreachable, _ = client.aggregated_instances("proj-a")
+    assert len(instances) == 5 and unreachable == []
+    stats = emu.stats()
+    assert stats["token"] == 1  # one token, reused by one session for every page
+    assert stats["by_kind"]["aggregated"] == 3
+
+
+def test_service_account_contents_and_impersonation(keyed):
+    emu, key_file = keyed
+    with open(key_file) as handle:
+        contents = handle.read()
+    creds = gce_api.build_credentials("serviceaccount", service_account_contents=contents,
+                                      impersonate_service_account="target@proj-a.iam.gserviceaccount.com",
+                                      iam_endpoint=emu.url)
+    assert len(_client(creds, emu).zone_instances("proj-a", "us-central1-a")) == 5
+    stats = emu.stats()
+    assert stats["token"] == 1 and stats["iam"] == 1
+
+
+def test_wrong_key_is_rejected_by_the_token_endpoint(keyed, tmp_path):
+    emu, _key_file = keyed
+    other = str(tmp_path / "other.json")
+    harness.make_service_account_key(other, emu.url + "/token", EMAIL)  # same email, different key
+    creds = gce_api.build_credentials("serviceaccount", service_account_file=other)
+    with pytest.raises(gce_api.GceApiError, match="project proj-a: could not obtain an access token: .*"
+                                                  "Invalid JWT Signature"):
+        _client(creds, emu).aggregated_instances("proj-a")
+
+
+def test_application_default_credentials_from_the_environment(keyed, monkeypatch):
+    emu, key_file = keyed
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", key_file)
+    creds = gce_api.build_credentials("application")
+    assert len(_client(creds, emu).aggregated_instances("proj-a")[0]) == 5
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"service_account_file": "/nonexistent/key.json"}, "service_account_file /nonexistent/key.json cannot be read"),
+    ({}, "auth_kind serviceaccount needs service_account_file or service_account_contents"),
+    ({"service_account_contents": "{not json"}, "option service_account_contents is not valid JSON"),
+    ({"service_account_contents": json.dumps({"type": "authorized_user"})},
+     "service_account_contents is not a service account key"),
+    ({"service_account_contents": json.dumps({"type": "service_account", "client_email": "x"})},
+     "service_account_contents is not a usable service account key"),
+])
+def test_bad_service_account_keys(kwargs, message):
+    with pytest.raises(gce_api.GceApiError) as err:
+        gce_api.build_credentials("serviceaccount", **kwargs)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_unreadable_key_file(tmp_path):
+    path = tmp_path / "key.json"
+    path.write_text("{}")
+    path.chmod(0)
+    if os.access(str(path), os.R_OK):  # root reads anything: use a directory instead
+        path = tmp_path
+    with pytest.raises(gce_api.GceApiError, match="service_account_file .* cannot be read"):
+        gce_api.build_credentials("serviceaccount", service_account_file=str(path))
+
+
+def test_key_file_that_is_not_json(tmp_path):
+    path = tmp_path / "key.json"
+    path.write_text("-----BEGIN PRIVATE KEY-----\n")
+    with pytest.raises(gce_api.GceApiError, match="service_account_file .*key.json is not valid JSON"):
+        gce_api.build_credentials("serviceaccount", service_account_file=str(path))
+
+
+def test_no_application_default_credentials(monkeypatch, tmp_path):
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
+    with pytest.raises(gce_api.GceApiError, match="auth_kind application found no Application Default Credentials"):
+        gce_api.build_credentials("application")
+
+
+def test_backoff_grows_and_honours_retry_after():
+    sleeps = []
+    emu = harness.ThreadEmulator(_fixture())
+    with emu:
+        emu.set_faults({"fail_first": {"count": 4, "status": 503}})
+        creds = gce_api.build_credentials("accesstoken", access_token="t")
+        client = gce_api.ComputeClient(creds, endpoint=emu.url, backoff_base=1.0, sleep=sleeps.append)
+        client.aggregated_instances("proj-a")
+        assert len(sleeps) == 4
+        for attempt, delay in enumerate(sleeps):
+            assert 2 ** attempt / 2.0 <= delay <= 2 ** attempt  # jittered exponential
+        sleeps[:] = []
+        emu.set_faults({"fail_first": {"count": 1, "status": 429, "retry_after": 7}})
+        client.aggregated_instances("proj-a")
+        assert sleeps[0] >= 7
+
+
+def test_retry_budget_stops_early():
+    sleeps = []
+    with harness.ThreadEmulator(_fixture()) as emu:
+        emu.set_faults({"fail_first": {"count": 100, "status": 429, "retry_after": 30}})
+        creds = gce_api.build_credentials("accesstoken", access_token="t")
+        client = gce_api.ComputeClient(creds, endpoint=emu.url, retry_max_time=10, sleep=sleeps.append)
+        with pytest.raises(gce_api.GceApiError, match="kept failing with HTTP 429 after 1 attempts"):
+            client.aggregated_instances("proj-a")
+        assert sleeps == []  # a 30 s Retry-After does not fit a 10 s budget
+
+
+def test_client_error_is_not_retried():
+    with harness.ThreadEmulator(_fixture()) as emu:
+        creds = gce_api.build_credentials("accesstoken", access_token="t")
+        client = gce_api.ComputeClient(creds, endpoint=emu.url)
+        with pytest.raises(gce_api.GceApiError, match=r"project nope: not found \(404\)"):
+            client.aggregated_instances("nope")
+        assert emu.stats()["api"] == 1

@@ -1,0 +1,101 @@
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Instance -> host conversion, hostnames and groups (pure functions)."""
+
+import os
+import sys
+
+import pytest
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families, gce_hosts
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "emulator"))
+import compute_api  # noqa: E402
+import fixtures as fx  # noqa: E402
+
+
+def _raw(name, family, project="p", **kw):
+    return compute_api.normalise_instance(project, fx.gpu_instance(name, family, **kw), 0)
+
+
+@pytest.mark.parametrize("family", sorted(families.FAMILIES))
+def test_every_family_classifies_with_its_gpu_nics(family):
+    inst = _raw("vm", family)
+    mtus = dict((n["network"], 9000 + i) for i, n in enumerate(inst["networkInterfaces"]))
+    hvars = gce_hosts.host_vars(inst, "p", mtus)
+    table = families.FAMILIES[family]
+    assert hvars["gpu_family"] == family
+    assert hvars["gpu_transport"] == table["transport"]
+    assert len(hvars["gce_nics"]) == table["nics"]["count"]
+    assert [n["name"] for n in hvars["gpu_nics"]] == ["nic%d" % i for i in table["nics"]["gpu_indexes"]]
+    assert [n["mtu"] for n in hvars["gpu_nics"]] == [9000 + i for i in table["nics"]["gpu_indexes"]]
+    assert hvars["gce_accelerators"] == [{"type": table["gpu"]["model"], "count": table["gpu"]["count"]}]
+
+
+def test_non_gpu_machine_type_has_no_family():
+    inst = compute_api.normalise_instance("p", fx.plain_instance("web"), 0)
+    hvars = gce_hosts.host_vars(inst, "p", {})
+    assert hvars["gpu_family"] is None and hvars["gpu_transport"] is None and hvars["gpu_nics"] == []
+    assert hvars["gce_nics"][0]["mtu"] is None  # unknown network -> unknown MTU, never a guess
+
+
+def test_topology_reservation_and_placement():
+    inst = _raw("vm", "a4", placement="pp", topology={"block": "b", "subblock": "s", "host": "h"},
+                reservation="projects/p/reservations/r9", provisioning_model="FLEX_START")
+    hvars = gce_hosts.host_vars(inst, "p", {})
+    assert hvars["gce_topology"] == {"block": "b", "subblock": "s", "host": "h"}
+    assert hvars["gce_reservation"] == "r9"
+    assert hvars["gce_placement_policies"] == ["pp"]
+    assert hvars["gce_provisioning_model"] == "FLEX_START"
+    assert gce_hosts.groups_for(hvars) == ["family_a4", "transport_gib", "zone_us_central1_a", "project_p",
+                                           "placement_pp", "block_b"]
+
+
+def test_reservation_needs_specific_affinity():
+    inst = _raw("vm", "a4", extra={"reservationAffinity": {"consumeReservationType": "ANY_RESERVATION"}})
+    assert gce_hosts.host_vars(inst, "p", {})["gce_reservation"] is None
+
+
+def test_machine_type_regex_matches_only_whole_names():
+    import re
+    rx = gce_hosts.machine_type_regex(["a3-megagpu-8g", "a4-highgpu-8g"])
+    assert re.fullmatch(rx, "https://x/zones/z/machineTypes/a3-megagpu-8g")
+    assert not re.fullmatch(rx, "https://x/zones/z/machineTypes/a3-megagpu-8g-custom")
+    assert gce_hosts.regex_escape("a.b|c") == r"a\.b\|c"
+
+
+def _hv(name, project="p", zone="z", ip="10.0.0.1", labels=None):
+    return {"gce_name": name, "gce_project": project, "gce_zone": zone, "gce_labels": labels or {},
+            "gce_nics": [{"ip": ip, "public_ip": None}]}
+
+
+def test_assign_hostnames_qualifies_duplicates():
+    hosts, warnings = gce_hosts.assign_hostnames(
+        [_hv("a", "p1"), _hv("a", "p2"), _hv("b", "p1")], ["name"])
+    assert [h for h, _ in hosts] == ["a.z.p1", "a.z.p2", "b"]
+    assert warnings == ["hostname a is used by 2 instances; they are named <name>.<zone>.<project>"]
+
+
+def test_assign_hostnames_error_mode_names_the_clash():
+    with pytest.raises(ValueError, match=r"hostname a is used by 2 instances \(p/z1, p/z2\)"):
+        gce_hosts.assign_hostnames([_hv("a", zone="z1"), _hv("a", zone="z2")], ["name"], "error")
+
+
+def test_hostname_entries():
+    hv = _hv("vm", labels={"role": "w"})
+    assert gce_hosts.pick_hostname(["labels.missing", "private_ip"], hv) == "10.0.0.1"
+    assert gce_hosts.pick_hostname([{"name": "name", "prefix": "labels.role"}], hv) == "w_vm"
+    assert gce_hosts.pick_hostname([{"name": "name", "prefix": "project", "separator": "."}], hv) == "p.vm"
+    assert gce_hosts.pick_hostname(["public_ip"], hv) is None
+    with pytest.raises(ValueError, match="unknown hostnames entry 'dns'"):
+        gce_hosts.validate_hostnames(["name", "dns"])
+    with pytest.raises(ValueError, match="needs a 'name' key"):
+        gce_hosts.validate_hostnames([{"prefix": "project"}])
+
+
+def test_ansible_host_sources():
+    hv = _hv("vm")
+    hv["gce_nics"][0]["public_ip"] = "1.2.3.4"
+    assert gce_hosts.ansible_host("private_ip", hv) == "10.0.0.1"
+    assert gce_hosts.ansible_host("public_ip", hv) == "1.2.3.4"
+    assert gce_hosts.ansible_host("name", hv) == "vm"
