@@ -27,27 +27,7 @@ import fixtures as fx  # noqa: E402
 import harness  # noqa: E402
 
 
-def standard_fixture():
-    """Two projects: A3 Mega and A3 Ultra VMs, a stopped one, plain VMs, a duplicate name."""
-    a = [fx.gpu_instance("mega-%d" % i, "a3-mega", index=i, placement="compact-a", prefix="mega",
-                         topology={"block": "blk1", "subblock": "sb%d" % (i // 2), "host": "h%d" % i},
-                         labels={"pool": "train", "node": "n%d" % i}) for i in range(4)]
-    a.append(fx.gpu_instance("mega-stopped", "a3-mega", index=10, status="TERMINATED", prefix="mega"))
-    a.append(fx.gpu_instance("ultra-0", "a3-ultra", zone="europe-west4-b", index=20, prefix="ultra",
-                             reservation="projects/proj-a/reservations/res-1", provisioning_model="SPOT",
-                             public_ip="34.1.2.3", labels={"pool": "infer", "tmpl": "{{ lookup('pipe', 'id') }}"}))
-    a.append(fx.gpu_instance("shared", "a4", zone="us-central1-b", index=30, prefix="a4"))
-    a += [fx.plain_instance("web-%d" % i, index=i) for i in range(5)]
-    b = [fx.gpu_instance("high-0", "a3-high", zone="us-east4-a", index=0, prefix="high"),
-         fx.gpu_instance("shared", "a4", zone="us-central1-b", index=1, prefix="a4")]
-    nets_a = {"default": {"mtu": 1460}}
-    for prefix, fam in (("mega", "a3-mega"), ("ultra", "a3-ultra"), ("a4", "a4")):
-        nets_a.update(fx.networks_for(prefix, fam))
-    nets_b = {}
-    for prefix, fam in (("high", "a3-high"), ("a4", "a4")):
-        nets_b.update(fx.networks_for(prefix, fam))
-    return {"projects": {"proj-a": {"instances": a, "networks": nets_a},
-                         "proj-b": {"instances": b, "networks": nets_b}}}
+standard_fixture = fx.mixed_fleet
 
 
 @pytest.fixture
