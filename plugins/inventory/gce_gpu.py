@@ -321,6 +321,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                             else:
                                 jobs.append((project, kind, None, pool.submit(
                                     client.aggregated_instances, project, query, fields)))
+                # Each project's networks are listed alongside its instances, so VPC MTUs
+                # cost no extra round trip; networks of other projects (shared VPC) get a
+                # networks.get each afterwards.
+                net_jobs = [pool.submit(client.networks, project) for project in opts["projects"]]
                 found, dropped, skipped = {}, set(), set()
                 for project, kind, zone, future in jobs:
                     try:
@@ -353,7 +357,13 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 kept = [(p, inst) for p, inst in kept
                         if inst.get("status") in opts["statuses"]
                         and gce_hosts.instance_machine_type(inst) in wanted]
-                mtus = self._network_mtus(client, pool, kept)
+                listed = {}
+                for future in net_jobs:
+                    try:
+                        listed.update(future.result())
+                    except gce_api.GceApiError:
+                        pass  # no compute.networks.list: fall back to networks.get below
+                mtus = self._network_mtus(client, pool, kept, listed)
         finally:
             client.close()
         records = []
@@ -374,11 +384,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                     "in %(seconds).3f s" % self.stats)
         return [[name, hvars] for name, hvars in hosts]
 
-    def _network_mtus(self, client, pool, kept):
+    def _network_mtus(self, client, pool, kept, listed):
+        mtus = dict((url, mtu or gce_hosts.DEFAULT_VPC_MTU) for url, mtu in listed.items())
         urls = sorted(set(nic.get("network") for _p, inst in kept
-                          for nic in inst.get("networkInterfaces") or [] if nic.get("network")))
+                          for nic in inst.get("networkInterfaces") or [] if nic.get("network")) - set(mtus))
         futures = [(url, pool.submit(client.network, url)) for url in urls]
-        mtus = {}
         for url, future in futures:
             try:
                 mtus[url] = future.result().get("mtu") or gce_hosts.DEFAULT_VPC_MTU

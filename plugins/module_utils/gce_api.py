@@ -311,6 +311,16 @@ class ComputeClient(object):
             instances.extend(page.get("items") or [])
         return instances
 
+    def networks(self, project):
+        """networks.list of a project: {selfLink: mtu or None}."""
+        out = {}
+        params = {"maxResults": PAGE_SIZE, "fields": "items(selfLink,mtu),nextPageToken"}
+        for page in self.list_pages("projects/%s/global/networks" % project, params, project, None):
+            for net in page.get("items") or []:
+                if net.get("selfLink"):
+                    out[net["selfLink"]] = net.get("mtu")
+        return out
+
     def network(self, network_url):
         """networks.get for a network self link (possibly in another project)."""
         path = network_url.split("/compute/v1/", 1)[-1] if "/compute/v1/" in network_url else network_url

@@ -528,6 +528,8 @@ class Handler(BaseHTTPRequestHandler):
         project, rest = match.groups()
         kind = rest.split("/", 1)[0] if not rest.startswith("zones/") else "zone_instances"
         kind = {"aggregated": "aggregated", "global": "network", "regions": "subnetwork"}.get(kind, kind)
+        if rest == "global/networks":
+            kind = "network_list"
         self.state.count(kind, project)
         self._latency()
         fault, retry_after = self.state.take_fault()
@@ -570,6 +572,21 @@ class Handler(BaseHTTPRequestHandler):
         match = re.match(r"^zones/([^/]+)/instances$", rest)
         if match:
             return self._zone_list(project, proj, match.group(1), query)
+        if rest == "global/networks":
+            if self.state.faults.get("forbidden_networks"):
+                return _google_error(403, "PERMISSION_DENIED", "forbidden",
+                                     "Required 'compute.networks.list' permission")
+            nets = []
+            for name in sorted(proj["networks"]):
+                net = dict(proj["networks"][name])
+                net.setdefault("name", name)
+                net["selfLink"] = SELF_LINK_BASE + "projects/%s/global/networks/%s" % (project, name)
+                nets.append(net)
+            page, token = self._page(nets, query)
+            body = {"kind": "compute#networkList", "items": page}
+            if token:
+                body["nextPageToken"] = token
+            return 200, body
         match = re.match(r"^global/networks/([^/]+)$", rest)
         if match:
             name = match.group(1)

@@ -73,9 +73,22 @@ def test_server_side_filter_and_pagination(emulator, run_plugin, config):
     stats = emulator.stats()
     # 6 matching instances at page size 2 -> 3 pages; the 5 web VMs never cross the wire
     assert stats["by_kind"]["aggregated"] == 3
-    distinct_networks = {n["network"] for h in run.hosts.values() for n in h["gce_nics"]}
-    assert stats["by_kind"]["network"] == len(distinct_networks)
+    # every MTU came from the project's networks.list (30 networks, 2 per page), none from networks.get
+    assert stats["by_kind"]["network_list"] == 15
+    assert "network" not in stats["by_kind"]
     assert run.plugin.stats["requests"] == stats["api"]
+
+
+def test_shared_vpc_networks_are_read_one_by_one(make_emulator, run_plugin, config, fixture_data):
+    data = fixture_data()
+    inst = data["projects"]["proj-b"]["instances"][0]
+    inst["networkInterfaces"][0]["network"] = "projects/proj-a/global/networks/default"
+    emu = make_emulator(data)
+    run = run_plugin(config(emu, projects=["proj-b"]))
+    assert run.hosts["high-0"]["gce_nics"][0]["mtu"] == 1460
+    assert run.hosts["high-0"]["gce_nics"][1]["mtu"] == families.FAMILIES["a3-high"]["vpc_mtu"]
+    assert emu.stats()["by_kind"]["network"] == 1
+    assert emu.stats()["by_project"]["proj-a"] == 1
 
 
 def test_without_server_side_filter_classifies_on_the_controller(emulator, run_plugin, config):
