@@ -672,15 +672,27 @@ class Handler(BaseHTTPRequestHandler):
         return 200, body
 
 
+class _Server(ThreadingHTTPServer):
+    tls = None
+
+    def finish_request(self, request, client_address):
+        # TLS handshakes happen in the connection's own thread, not the accept loop
+        if self.tls is not None:
+            try:
+                request = self.tls.wrap_socket(request, server_side=True)
+            except (ssl.SSLError, OSError):
+                return
+        return ThreadingHTTPServer.finish_request(self, request, client_address)
+
+
 def make_server(state, host="127.0.0.1", port=0, tls_cert=None, tls_key=None):
     handler = type("BoundHandler", (Handler,), {"state": state})
-    server = ThreadingHTTPServer((host, port), handler)
+    server = _Server((host, port), handler)
     server.daemon_threads = True
     scheme = "http"
     if tls_cert:
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(tls_cert, tls_key)
-        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.tls.load_cert_chain(tls_cert, tls_key)
         scheme = "https"
     server.base_url = "%s://%s:%d" % (scheme, host, server.server_address[1])
     return server
