@@ -28,10 +28,10 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 
-import harness  # noqa: E402
+import compute_harness as harness  # noqa: E402
 import make_fixture  # noqa: E402
 import tls_proxy  # noqa: E402
-from fixtures import families  # noqa: E402
+from compute_fleet import families  # noqa: E402
 
 PAGE = 500
 

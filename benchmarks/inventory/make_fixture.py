@@ -8,7 +8,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "emulator"))
-import fixtures as fx  # noqa: E402
+import compute_fleet as fx  # noqa: E402
 
 FAMILIES = ["a3-high", "a3-mega", "a3-ultra", "a4"]
 ZONES = ["us-central1-a", "us-central1-b", "us-east4-a", "europe-west4-b"]

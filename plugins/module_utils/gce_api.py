@@ -267,7 +267,7 @@ class ComputeClient(object):
             cause = "%s: %s" % (cause, message[:300])
         return GceApiError("%s: %s" % (subject, cause), status=status, project=project, reason=reason)
 
-    def list_pages(self, path, params, project, key_fields):
+    def list_pages(self, path, params, project):
         """Yield each page of a paginated list call."""
         params = dict(params)
         while True:
@@ -287,7 +287,7 @@ class ComputeClient(object):
             params["fields"] = ("items/*/instances(%s),items/*/warning(code,message),"
                                 "nextPageToken,unreachables,warning(code,message)" % fields)
         instances, unreachable, warnings = [], [], []
-        for page in self.list_pages("projects/%s/aggregated/instances" % project, params, project, fields):
+        for page in self.list_pages("projects/%s/aggregated/instances" % project, params, project):
             for scope, entry in sorted((page.get("items") or {}).items()):
                 instances.extend(entry.get("instances") or [])
                 warning = entry.get("warning") or {}
@@ -307,7 +307,7 @@ class ComputeClient(object):
             params["fields"] = "items(%s),nextPageToken" % fields
         instances = []
         path = "projects/%s/zones/%s/instances" % (project, zone)
-        for page in self.list_pages(path, params, project, fields):
+        for page in self.list_pages(path, params, project):
             instances.extend(page.get("items") or [])
         return instances
 
@@ -315,7 +315,7 @@ class ComputeClient(object):
         """networks.list of a project: {selfLink: mtu or None}."""
         out = {}
         params = {"maxResults": PAGE_SIZE, "fields": "items(selfLink,mtu),nextPageToken"}
-        for page in self.list_pages("projects/%s/global/networks" % project, params, project, None):
+        for page in self.list_pages("projects/%s/global/networks" % project, params, project):
             for net in page.get("items") or []:
                 if net.get("selfLink"):
                     out[net["selfLink"]] = net.get("mtu")

@@ -14,8 +14,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 EMULATOR_DIR = os.path.join(ROOT, "tests", "emulator")
 sys.path.insert(0, EMULATOR_DIR)
 
-import fixtures as fx  # noqa: E402
-import harness  # noqa: E402
+import compute_fleet as fx  # noqa: E402
+import compute_harness as harness  # noqa: E402
 
 BIN = os.path.dirname(sys.executable)
 CLEAN_ENV = ("GCP_PROJECT", "GCE_PROJECT", "GCP_AUTH_KIND", "GOOGLE_APPLICATION_CREDENTIALS",

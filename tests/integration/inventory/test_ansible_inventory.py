@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-import harness
+import compute_harness as harness
 
 pytestmark = pytest.mark.emulator
 

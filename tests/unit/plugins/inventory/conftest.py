@@ -23,8 +23,8 @@ if AnsibleCollectionConfig.collection_finder is None:
     init_plugin_loader([os.path.join(ROOT, "build", "collections")])
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 
-import fixtures as fx  # noqa: E402
-import harness  # noqa: E402
+import compute_fleet as fx  # noqa: E402
+import compute_harness as harness  # noqa: E402
 
 
 standard_fixture = fx.mixed_fleet

@@ -11,8 +11,8 @@ import pytest
 from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_api
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "emulator"))
-import fixtures as fx  # noqa: E402
-import harness  # noqa: E402
+import compute_fleet as fx  # noqa: E402
+import compute_harness as harness  # noqa: E402
 
 EMAIL = "inventory@proj-a.iam.gserviceaccount.com"
 

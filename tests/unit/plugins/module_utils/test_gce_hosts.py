@@ -11,7 +11,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils import families, gce
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "emulator"))
 import compute_api  # noqa: E402
-import fixtures as fx  # noqa: E402
+import compute_fleet as fx  # noqa: E402
 
 
 def _raw(name, family, project="p", **kw):
