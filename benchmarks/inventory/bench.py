@@ -113,7 +113,7 @@ def main():
             tunnels0 = proxy.tunnels
             cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.monotonic()
-            proc = subprocess.run([binary, "-i", path, "--list"] + list(extra), env=env, capture_output=True,
+            proc = subprocess.run([binary, "-i", path, "--list"] + list(extra), env=env, capture_output=True, check=False,
                                   text=True, timeout=900)
             wall = time.monotonic() - started
             cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -126,10 +126,10 @@ def main():
                 hosts = len(json.loads(proc.stdout).get("_meta", {}).get("hostvars", {}))
             stats = emu.stats()
             return {"wall": wall, "cpu": cpu, "api": stats["api"], "token": stats["token"], "hosts": hosts,
-                    "tunnels": proxy.tunnels - tunnels0, "stderr": proc.stderr}
+                    "tunnels": proxy.tunnels - tunnels0, "stdout": proc.stdout, "stderr": proc.stderr}
 
         def series(label, binary, path, env, extra=()):
-            runs = [run(label, binary, path, env, extra) for _ in range(args.repeat)]
+            runs = [run(label, binary, path, env, extra) for dummy in range(args.repeat)]
             best = dict(runs[0])
             best["wall"] = statistics.median(r["wall"] for r in runs)
             best["cpu"] = statistics.median(r["cpu"] for r in runs)

@@ -111,7 +111,7 @@ class ConnectProxy(object):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             pair = [client, upstream]
             while True:
-                readable, _, _ = select.select(pair, [], [], 60)
+                readable = select.select(pair, [], [], 60)[0]
                 if not readable:
                     return
                 for sock in readable:

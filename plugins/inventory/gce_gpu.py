@@ -18,7 +18,7 @@ description:
     projects (and zones) in parallel over one reused session, and retries throttling and server errors.
   - The configuration file name must end in C(gce_gpu.yml) or C(gce_gpu.yaml).
 author:
-  - gpudirect.gcp contributors
+  - gpudirect.gcp contributors (@gpudirect)
 extends_documentation_fragment:
   - constructed
   - inventory_cache

@@ -17,22 +17,26 @@ import random
 import threading
 import time
 
-try:
-    import requests
-    HAS_REQUESTS = True
-except ImportError:  # pragma: no cover - reported by check_dependencies()
-    HAS_REQUESTS = False
+# requests and google-auth are imported on first use: a cache hit needs neither,
+# and importing them costs about half a second.
+_LIBS = {}
 
-try:
-    import google.auth
-    import google.auth.exceptions
-    from google.auth import impersonated_credentials
-    from google.auth.transport.requests import AuthorizedSession, Request
-    from google.oauth2 import credentials as oauth2_credentials
-    from google.oauth2 import service_account
-    HAS_GOOGLE_AUTH = True
-except ImportError:  # pragma: no cover - reported by check_dependencies()
-    HAS_GOOGLE_AUTH = False
+
+def _libs():
+    if not _LIBS:
+        import requests
+        import requests.adapters
+        import google.auth
+        import google.auth.exceptions
+        from google.auth import impersonated_credentials
+        from google.auth.transport.requests import AuthorizedSession
+        from google.oauth2 import credentials as oauth2_credentials
+        from google.oauth2 import service_account
+        _LIBS.update(requests=requests, auth=google.auth, exceptions=google.auth.exceptions,
+                     impersonated=impersonated_credentials, AuthorizedSession=AuthorizedSession,
+                     oauth2=oauth2_credentials, service_account=service_account)
+    return _LIBS
+
 
 DEFAULT_ENDPOINT = "https://compute.googleapis.com"
 DEFAULT_IAM_ENDPOINT = "https://iamcredentials.googleapis.com"
@@ -69,13 +73,15 @@ class GceApiError(Exception):
 def check_dependencies():
     """Return a one-line message naming the missing Python package, or None."""
     missing = []
-    if not HAS_REQUESTS:
-        missing.append("requests")
-    if not HAS_GOOGLE_AUTH:
-        missing.append("google-auth")
+    for package, module in (("requests", "requests"), ("google-auth", "google.auth")):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(package)
     if missing:
         return ("the gpudirect.gcp.gce_gpu inventory needs the Python package(s) %s on the controller "
                 "(pip install %s)" % (", ".join(missing), " ".join(missing)))
+    _libs()
     return None
 
 
@@ -105,6 +111,7 @@ def build_credentials(auth_kind="application", service_account_file=None, servic
                       access_token=None, impersonate_service_account=None, scopes=None,
                       iam_endpoint=None):
     """Build google-auth credentials from the plugin options."""
+    libs = _libs()
     scopes = list(scopes or DEFAULT_SCOPES)
     if auth_kind not in AUTH_KINDS:
         raise GceApiError("option auth_kind has unknown value %r; expected one of: %s"
@@ -112,20 +119,20 @@ def build_credentials(auth_kind="application", service_account_file=None, servic
     if auth_kind == "accesstoken":
         if not access_token:
             raise GceApiError("auth_kind accesstoken needs option access_token (or GCP_ACCESS_TOKEN)")
-        creds = oauth2_credentials.Credentials(token=access_token)
+        creds = libs["oauth2"].Credentials(token=access_token)
     elif auth_kind == "serviceaccount":
         info, origin = _load_service_account_info(service_account_file, service_account_contents)
         if not isinstance(info, dict) or info.get("type") != "service_account":
             raise GceApiError("%s is not a service account key (expected \"type\": \"service_account\")" % origin)
         try:
-            creds = service_account.Credentials.from_service_account_info(info, scopes=scopes)
+            creds = libs["service_account"].Credentials.from_service_account_info(info, scopes=scopes)
         except (ValueError, KeyError, TypeError) as exc:
             raise GceApiError("%s is not a usable service account key: %s"
                               % (origin, str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
     else:
         try:
-            creds, _project = google.auth.default(scopes=scopes)
-        except google.auth.exceptions.DefaultCredentialsError as exc:
+            creds = libs["auth"].default(scopes=scopes)[0]
+        except libs["exceptions"].DefaultCredentialsError as exc:
             raise GceApiError("auth_kind application found no Application Default Credentials: %s"
                               % " ".join(str(exc).split()))
     if impersonate_service_account:
@@ -133,7 +140,7 @@ def build_credentials(auth_kind="application", service_account_file=None, servic
         if iam_endpoint and iam_endpoint.rstrip("/") != DEFAULT_IAM_ENDPOINT:
             override = "%s/v1/projects/-/serviceAccounts/%s:generateAccessToken" % (
                 iam_endpoint.rstrip("/"), impersonate_service_account)
-        creds = impersonated_credentials.Credentials(
+        creds = libs["impersonated"].Credentials(
             source_credentials=creds, target_principal=impersonate_service_account,
             target_scopes=scopes, iam_endpoint_override=override)
     return creds
@@ -183,10 +190,11 @@ class ComputeClient(object):
         self.backoff_base = BACKOFF_BASE if backoff_base is None else backoff_base
         self.backoff_max = BACKOFF_MAX if backoff_max is None else backoff_max
         self._sleep = sleep
+        self._libs = libs = _libs()
         # No silent refresh-and-retry on 401: a rejected token is reported as such.
-        self.session = AuthorizedSession(credentials, refresh_status_codes=())
+        self.session = libs["AuthorizedSession"](credentials, refresh_status_codes=())
         # One pool sized for the thread pool so parallel calls reuse connections.
-        adapter = requests.adapters.HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size)
+        adapter = libs["requests"].adapters.HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size)
         self.session.mount("https://", adapter)
         self.session.mount("http://", adapter)
         self.request_count = 0
@@ -211,16 +219,18 @@ class ComputeClient(object):
         deadline = time.monotonic() + self.retry_max_time
         attempt = 0
         where = ("project %s: " % project) if project else ""
+        auth_errors = self._libs["exceptions"]
+        requests = self._libs["requests"]
         while True:
             response = None
             problem = None
             try:
                 self._count(retried=attempt > 0)
                 response = self.session.get(url, params=params, timeout=self.timeout)
-            except google.auth.exceptions.RefreshError as exc:
+            except auth_errors.RefreshError as exc:
                 raise GceApiError("%scould not obtain an access token: %s"
                                   % (where, _refresh_error_text(exc)), project=project)
-            except google.auth.exceptions.TransportError as exc:
+            except auth_errors.TransportError as exc:
                 raise GceApiError("%scould not reach the token endpoint: %s"
                                   % (where, " ".join(str(exc).split())[:300]), project=project)
             except (requests.ConnectionError, requests.Timeout) as exc:

@@ -69,13 +69,15 @@ def install(run, engine, image, tag, digest, install_args, volumes, files_dir, f
     Returns the new record (image, tag, digest actually pulled, files) and the installer output.
     """
     ref = ce.image_ref(image, tag, digest)
-    if pull:
+    # a pinned tag (or digest) already on the node is that version: pull only when it is missing
+    rc, out, err = run(ce.image_digest_argv(engine, ref))
+    if rc != 0 and pull:
         rc, out, err = run(ce.pull_argv(engine, ref))
         if rc != 0:
             raise InstallError("pulling %s failed (rc=%d): %s" % (ref, rc, _tail(err or out, 5)))
-    rc, out, err = run(ce.image_digest_argv(engine, ref))
+        rc, out, err = run(ce.image_digest_argv(engine, ref))
     if rc != 0:
-        raise InstallError("image %s is not on the node after the pull (rc=%d): %s" % (ref, rc, _tail(err or out, 5)))
+        raise InstallError("image %s is not on the node (rc=%d): %s" % (ref, rc, _tail(err or out, 5)))
     pulled = ce.parse_repo_digest(out, image)
     if digest and pulled and pulled != digest:
         raise InstallError("image %s has digest %s, not the pinned %s" % (ref, pulled, digest))

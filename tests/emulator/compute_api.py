@@ -176,7 +176,7 @@ def evaluate(tree, resource):
         return evaluate(tree[1], resource) or evaluate(tree[2], resource)
     if kind == "not":
         return not evaluate(tree[1], resource)
-    _, name, op, literal = tree
+    name, op, literal = tree[1:]
     actual = _field(resource, name)
     if op in ("eq", "ne"):
         hit = re.fullmatch(literal, _scalar(actual)) is not None

@@ -109,12 +109,12 @@ def networks_for(prefix, family, mtu=None):
 def mixed_fleet():
     """Two projects: A3 Mega and A3 Ultra VMs, a stopped one, plain VMs, a duplicate name."""
     a = [gpu_instance("mega-%d" % i, "a3-mega", index=i, placement="compact-a", prefix="mega",
-                         topology={"block": "blk1", "subblock": "sb%d" % (i // 2), "host": "h%d" % i},
-                         labels={"pool": "train", "node": "n%d" % i}) for i in range(4)]
+                      topology={"block": "blk1", "subblock": "sb%d" % (i // 2), "host": "h%d" % i},
+                      labels={"pool": "train", "node": "n%d" % i}) for i in range(4)]
     a.append(gpu_instance("mega-stopped", "a3-mega", index=10, status="TERMINATED", prefix="mega"))
     a.append(gpu_instance("ultra-0", "a3-ultra", zone="europe-west4-b", index=20, prefix="ultra",
-                             reservation="projects/proj-a/reservations/res-1", provisioning_model="SPOT",
-                             public_ip="34.1.2.3", labels={"pool": "infer", "tmpl": "{{ lookup('pipe', 'id') }}"}))
+                          reservation="projects/proj-a/reservations/res-1", provisioning_model="SPOT",
+                          public_ip="34.1.2.3", labels={"pool": "infer", "tmpl": "{{ lookup('pipe', 'id') }}"}))
     a.append(gpu_instance("shared", "a4", zone="us-central1-b", index=30, prefix="a4"))
     a += [plain_instance("web-%d" % i, index=i) for i in range(5)]
     b = [gpu_instance("high-0", "a3-high", zone="us-east4-a", index=0, prefix="high"),

@@ -11,10 +11,7 @@ import sys
 import threading
 import time
 
-try:  # Python 3 standard library
-    from urllib.request import Request, urlopen
-except ImportError:  # pragma: no cover
-    from urllib2 import Request, urlopen
+from urllib.request import Request, urlopen
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "compute_api.py")

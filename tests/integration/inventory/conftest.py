@@ -65,7 +65,8 @@ def ansible(tmp_path):
             with open(path, "w") as handle:
                 yaml.safe_dump(config, handle)
             cmd += ["-i", path]
-        proc = subprocess.run(cmd, cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(cmd, cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120,
+                              check=False)
         return Result(proc)
 
     return run

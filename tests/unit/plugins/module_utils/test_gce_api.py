@@ -46,7 +46,7 @@ def test_service_account_flow_runs_for_real(keyed):
     emu, key_file = keyed
     creds = gce_api.build_credentials("serviceaccount", service_account_file=key_file)
     client = _client(creds, emu)
-    instances, unreachable, _ = client.aggregated_instances("proj-a")
+    instances, unreachable = client.aggregated_instances("proj-a")[:2]
     assert len(instances) == 5 and unreachable == []
     stats = emu.stats()
     assert stats["token"] == 1  # one token, reused by one session for every page

@@ -72,7 +72,7 @@ def _hv(name, project="p", zone="z", ip="10.0.0.1", labels=None):
 def test_assign_hostnames_qualifies_duplicates():
     hosts, warnings = gce_hosts.assign_hostnames(
         [_hv("a", "p1"), _hv("a", "p2"), _hv("b", "p1")], ["name"])
-    assert [h for h, _ in hosts] == ["a.z.p1", "a.z.p2", "b"]
+    assert [pair[0] for pair in hosts] == ["a.z.p1", "a.z.p2", "b"]
     assert warnings == ["hostname a is used by 2 instances; they are named <name>.<zone>.<project>"]
 
 
