@@ -23,14 +23,18 @@ class FakeEngine(object):
     def __init__(self, lib_dir, writes, digest=DIGEST, run_rc=0):
         self.lib_dir, self.writes, self.digest, self.run_rc = lib_dir, writes, digest, run_rc
         self.calls = []
+        self.present = set()
 
     def __call__(self, argv):
         assert isinstance(argv, list)
         self.calls.append(argv)
         verb = argv[1]
         if verb == "pull":
+            self.present.add(argv[2])
             return 0, "pulled\n", ""
         if verb == "image":
+            if argv[-1] not in self.present:
+                return 125, "", "Error: %s: image not known" % argv[-1]
             return 0, json.dumps(["%s@%s" % (IMAGE, self.digest)]), ""
         if verb == "rm":
             return 1, "", "no such container"
@@ -52,7 +56,7 @@ def test_install_runs_documented_command_and_returns_record(tmp_path):
                              {"/var/lib": "/var/lib"}, lib, ["libnccl-net.so", "nccl-env-profile.sh"])
     assert record == {"image": IMAGE, "tag": "v1.0.17", "digest": DIGEST,
                       "files": ["libnccl-net.so", "nccl-env-profile.sh"]}
-    assert eng.calls[0] == ["docker", "pull", IMAGE + ":v1.0.17"]
+    assert eng.calls[1] == ["docker", "pull", IMAGE + ":v1.0.17"]
     assert eng.calls[-1] == ["docker", "run", "--rm", "--name", "nccl-installer", "--network=host",
                              "-v", "/var/lib:/var/lib", IMAGE + ":v1.0.17", "install", "--install-nccl"]
     assert "installed" in out
@@ -75,7 +79,7 @@ def test_pinned_digest_is_pulled_and_enforced(tmp_path):
     eng = FakeEngine(str(tmp_path), ["a"], digest="sha256:" + "c" * 64)
     with pytest.raises(pi.InstallError, match="not the pinned sha256:bbbb"):
         pi.install(eng, "docker", IMAGE, "v1.0.17", DIGEST, ["install"], {}, str(tmp_path), ["a"])
-    assert eng.calls[0] == ["docker", "pull", IMAGE + "@" + DIGEST]
+    assert ["docker", "pull", IMAGE + "@" + DIGEST] in eng.calls
 
 
 def test_record_round_trip_and_up_to_date(tmp_path):
@@ -90,3 +94,10 @@ def test_record_round_trip_and_up_to_date(tmp_path):
     assert not pi.up_to_date(None, IMAGE, "v1.0.17", None)
     (tmp_path / "bad").write_text("{not json")
     assert pi.read_record(str(tmp_path / "bad")) is None
+
+
+def test_image_already_on_the_node_is_not_pulled(tmp_path):
+    eng = FakeEngine(str(tmp_path), ["a"])
+    eng.present.add(IMAGE + ":v1.0.17")
+    pi.install(eng, "docker", IMAGE, "v1.0.17", None, ["install"], {}, str(tmp_path), ["a"])
+    assert not [c for c in eng.calls if c[1] == "pull"]
