@@ -26,12 +26,14 @@ def fleet(projects=4, instances=2500, gpu_share=0.1):
             zone = ZONES[i % len(ZONES)]
             if i % every == 0:
                 fam = FAMILIES[(i // every) % len(FAMILIES)]
-                insts.append(fx.gpu_instance("gpu-%d-%05d" % (p, i), fam, zone=zone, index=i, prefix=fam,
+                # index across the fleet keeps private IPs unique between projects
+                insts.append(fx.gpu_instance("gpu-%d-%05d" % (p, i), fam, zone=zone, index=p * instances + i,
+                                             prefix=fam,
                                              placement="compact-%d" % (i % 8),
                                              topology={"block": "b%d" % (i % 4), "subblock": "s%d" % (i % 16),
                                                        "host": "h%d" % i},
                                              labels={"team": "ml", "pool": "p%d" % (i % 3)}))
             else:
-                insts.append(fx.plain_instance("vm-%d-%05d" % (p, i), zone=zone, index=i))
+                insts.append(fx.plain_instance("vm-%d-%05d" % (p, i), zone=zone, index=p * instances + i))
         data["projects"][name] = {"instances": insts, "networks": nets}
     return data

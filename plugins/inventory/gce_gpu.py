@@ -190,8 +190,12 @@ from ansible.utils.display import Display
 from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_api
 from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_hosts
 
-# Remote strings must never be templated (on ansible-core 2.19 this drops template trust).
+# Remote strings must never be templated. ansible-core >= 2.19 already treats every
+# value an inventory plugin sets as untrusted (trusted_by_default = False), so the
+# recursive wrap, costly on large fleets, is only needed on older cores.
 from ansible.utils.unsafe_proxy import wrap_var as make_unsafe
+
+_CORE_UNTRUSTS_INVENTORY = getattr(BaseInventoryPlugin, "trusted_by_default", True) is False
 
 display = Display()
 
@@ -402,8 +406,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def _populate(self, hosts, opts):
         strict = self.get_option("strict")
+        compose, groups, keyed = (self.get_option(k) for k in ("compose", "groups", "keyed_groups"))
         for name, hvars in hosts:
-            hvars = make_unsafe(hvars)
+            if not _CORE_UNTRUSTS_INVENTORY:
+                hvars = make_unsafe(hvars)
             host = self.inventory.add_host(name)
             for group in gce_hosts.groups_for(hvars):
                 self.inventory.add_group(group)
@@ -413,11 +419,13 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             address = gce_hosts.ansible_host(opts["ansible_host_source"], hvars)
             if address:
                 self.inventory.set_variable(host, "ansible_host", make_unsafe(address))
+            if not (compose or groups or keyed):
+                continue
             all_vars = self.inventory.get_host(host).get_vars()
-            self._set_composite_vars(self.get_option("compose"), all_vars, host, strict=strict)
+            self._set_composite_vars(compose, all_vars, host, strict=strict)
             all_vars = self.inventory.get_host(host).get_vars()
-            self._add_host_to_composed_groups(self.get_option("groups"), all_vars, host, strict=strict)
-            self._add_host_to_keyed_groups(self.get_option("keyed_groups"), all_vars, host, strict=strict)
+            self._add_host_to_composed_groups(groups, all_vars, host, strict=strict)
+            self._add_host_to_keyed_groups(keyed, all_vars, host, strict=strict)
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)

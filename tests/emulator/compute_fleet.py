@@ -54,12 +54,10 @@ def gpu_instance(name, family, zone="us-central1-a", index=0, prefix="gpu", stat
         "guestAccelerators": [{"acceleratorType": "zones/%s/acceleratorTypes/%s" % (zone, fam["gpu"]["model"]),
                                "acceleratorCount": fam["gpu"]["count"]}],
         "scheduling": {"provisioningModel": provisioning_model or "STANDARD", "onHostMaintenance": "TERMINATE"},
-        "metadata": {"items": [{"key": "startup-script", "value": "#!/bin/bash\necho hello"}]},
-        "disks": [{"boot": True, "deviceName": "boot", "diskSizeGb": "200",
-                   "source": "zones/%s/disks/%s" % (zone, name)}],
         "cpuPlatform": "Intel Sapphire Rapids",
         "creationTimestamp": "2026-11-01T00:00:00.000-07:00",
     }
+    inst.update(_realistic_extras(name, zone, index))
     if placement:
         inst["resourcePolicies"] = ["regions/%s/resourcePolicies/%s" % (region, placement)]
     if topology:
@@ -74,11 +72,38 @@ def gpu_instance(name, family, zone="us-central1-a", index=0, prefix="gpu", stat
     return inst
 
 
+def _realistic_extras(name, zone, index):
+    """Fields every real instance resource carries, which the inventory does not need."""
+    return {
+        "fingerprint": "Xq1P0nZ0Ukc=", "labelFingerprint": "42WmSpB8rSM=", "deletionProtection": False,
+        "startRestricted": False, "canIpForward": False, "satisfiesPzi": True,
+        "keyRevocationActionType": "NONE", "lastStartTimestamp": "2026-11-20T08:00:00.000-08:00",
+        "tags": {"items": ["ssh", "internal"], "fingerprint": "6smc4R4d39I="},
+        "serviceAccounts": [{"email": "%d-compute@developer.gserviceaccount.com" % (100000 + index % 7),
+                             "scopes": ["https://www.googleapis.com/auth/devstorage.read_only",
+                                        "https://www.googleapis.com/auth/logging.write",
+                                        "https://www.googleapis.com/auth/monitoring.write",
+                                        "https://www.googleapis.com/auth/trace.append"]}],
+        "shieldedInstanceConfig": {"enableSecureBoot": False, "enableVtpm": True, "enableIntegrityMonitoring": True},
+        "shieldedInstanceIntegrityPolicy": {"updateAutoLearnPolicy": True},
+        "displayDevice": {"enableDisplay": False},
+        "metadata": {"fingerprint": "uQ5t9dMVfYE=", "kind": "compute#metadata",
+                     "items": [{"key": "startup-script", "value": "#!/bin/bash\necho hello from %s" % name},
+                               {"key": "enable-oslogin", "value": "TRUE"}]},
+        "disks": [{"boot": True, "autoDelete": True, "deviceName": "boot", "diskSizeGb": "200", "index": 0,
+                   "interface": "SCSI", "mode": "READ_WRITE", "type": "PERSISTENT", "architecture": "X86_64",
+                   "source": "zones/%s/disks/%s" % (zone, name),
+                   "licenses": ["projects/debian-cloud/global/licenses/debian-12-bookworm"],
+                   "guestOsFeatures": [{"type": t} for t in ("UEFI_COMPATIBLE", "VIRTIO_SCSI_MULTIQUEUE", "GVNIC",
+                                                               "SEV_CAPABLE", "IDPF")]}],
+    }
+
+
 def plain_instance(name, zone="us-central1-a", machine_type="n2-standard-8", index=0, status="RUNNING",
                    network="default"):
     """A non-GPU VM (the bulk of a real project)."""
     region = zone.rsplit("-", 1)[0]
-    return {
+    inst = {
         "name": name,
         "zone": "zones/%s" % zone,
         "machineType": machine_type,
@@ -88,12 +113,12 @@ def plain_instance(name, zone="us-central1-a", machine_type="n2-standard-8", ind
                                "subnetwork": "regions/%s/subnetworks/%s" % (region, network),
                                "networkIP": "10.200.%d.%d" % ((index // 250) % 250, index % 250 + 2),
                                "nicType": "GVNIC"}],
-        "scheduling": {"provisioningModel": "STANDARD"},
-        "metadata": {"items": [{"key": "startup-script", "value": "#!/bin/bash\necho hello"}]},
-        "disks": [{"boot": True, "deviceName": "boot", "diskSizeGb": "50",
-                   "source": "zones/%s/disks/%s" % (zone, name)}],
+        "scheduling": {"provisioningModel": "STANDARD", "onHostMaintenance": "MIGRATE", "automaticRestart": True},
         "cpuPlatform": "Intel Cascade Lake",
+        "creationTimestamp": "2026-10-01T00:00:00.000-07:00",
     }
+    inst.update(_realistic_extras(name, zone, index))
+    return inst
 
 
 def networks_for(prefix, family, mtu=None):
