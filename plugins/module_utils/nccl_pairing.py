@@ -108,7 +108,8 @@ class PairSearch(object):
         changed = True
         while changed:
             changed = False
-            for a, b in self.failed:
+            # latest failures first: they are the runs with a known-good partner
+            for a, b in reversed(self.failed):
                 for x, y in ((a, b), (b, a)):
                     if self.status[x] == GOOD and self.status[y] == UNKNOWN:
                         self.status[y] = BAD

@@ -59,6 +59,7 @@ def mpirun_argv(p, addresses, collective, hostfile):
              "--mca", "btl", "self,tcp",
              "--mca", "plm_rsh_no_tree_spawn", "1"]
     if p.get("control_iface"):
+        # a name, or a CIDR (robust when interface names differ between nodes)
         argv += ["--mca", "btl_tcp_if_include", p["control_iface"],
                  "--mca", "oob_tcp_if_include", p["control_iface"]]
     ssh = []

@@ -87,7 +87,9 @@ options:
     type: dict
     default: {}
   control_iface:
-    description: Interface MPI's own TCP traffic uses (C(btl_tcp_if_include), C(oob_tcp_if_include)).
+    description:
+      - Network MPI's own TCP traffic uses (C(btl_tcp_if_include), C(oob_tcp_if_include)), as an interface name
+        or, better when names differ between nodes, the control subnet in CIDR form (C(10.0.0.0/24)).
     type: str
   ssh_key:
     description: Private key mpirun's SSH uses to reach the other nodes.

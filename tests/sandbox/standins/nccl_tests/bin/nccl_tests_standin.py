@@ -12,9 +12,12 @@ real MPI_Allreduce/MPI_Allgather calls over the job's transport:
     must exist in a directory of the rank's LD_LIBRARY_PATH; if any rank lacks it,
     NCCL falls back to sockets, so it prints "Using network Socket" and a
     socket-speed replay, as real NCCL would;
-  - slow node: /etc/nccl-standin/slow on a node (optionally holding a factor,
-    default 0.5) scales the replayed busbw of every run that node takes part in,
-    because the collective runs at the speed of its slowest member.
+  - slow network: /etc/nccl-standin/slow on a node (optionally holding a factor,
+    default 0.5) scales the replayed busbw of every multi-node run that node takes
+    part in (the collective runs at the speed of its slowest member); single-node
+    runs do not touch the network and are not slowed;
+  - slow GPU: /etc/nccl-standin/slow_gpu (same format) slows every run on that node,
+    single-node ones included, like an NVLink/GPU fault.
 Rank 0 then prints a recorded real output (bin/recorded/) re-sampled to the
 requested -b/-e/-f range, in the nccl-tests 2.19 text format, rescaled to
 NCCL_STANDIN_PEAK_GBPS or /etc/nccl-standin/peak_gbps when set.  The first
@@ -115,6 +118,16 @@ class Mpi(object):
             self.lib.MPI_Finalize()
 
 
+def speed_factor(text):
+    """Speed factor from a switch file: None (no file) is full speed; empty means 0.5."""
+    if text is None:
+        return 1.0
+    try:
+        return float(text) if text else 0.5
+    except ValueError:
+        return 0.5
+
+
 def plugin_library():
     name = os.environ.get("NCCL_NET_PLUGIN")
     lib = "libnccl-net-%s.so" % name if name and name != "none" else "libnccl-net.so"
@@ -194,15 +207,11 @@ def main():
     gpus = int(read_conf("gpus", "8"))
     fits = 1.0 if local * nthreads * ngpus <= gpus else 0.0
     plugin = 1.0 if plugin_library() else 0.0
-    slow_text = read_conf("slow")
-    speed = 1.0
-    if slow_text is not None:
-        try:
-            speed = float(slow_text) if slow_text else 0.5
-        except ValueError:
-            speed = 0.5
-    fits, plugin, speed = mpi.allreduce_min([fits, plugin, speed])
+    net_speed, gpu_speed = speed_factor(read_conf("slow")), speed_factor(read_conf("slow_gpu"))
+    fits, plugin, net_speed, gpu_speed = mpi.allreduce_min([fits, plugin, net_speed, gpu_speed])
     hosts = mpi.allgather_str(host)
+    # only runs that span nodes use the network
+    speed = gpu_speed * (net_speed if len(set(hosts)) > 1 else 1.0)
     nranks = mpi.size * nthreads * ngpus
     if not fits:
         if os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE") and local * nthreads * ngpus > gpus:
