@@ -54,6 +54,9 @@ def _create_networks(plan):
 def _node_argv(plan, node, image):
     argv = ["create", "--name", node["name"], "--hostname", node["name"],
             "--label", _label(plan["name"]), "--privileged", "--systemd=always",
+            # a private cgroup namespace: systemd and nested podman in the node then see
+            # one consistent cgroup tree (the host's v1 hierarchies would confuse runc)
+            "--cgroupns=private",
             "--stop-timeout", "10", "--add-host", "%s:%s" % (REGISTRY_ALIAS, plan["registry_host"])]
     for other in plan["nodes"]:
         argv += ["--add-host", "%s:%s" % (other["name"], other["nics"][0]["ip"])]

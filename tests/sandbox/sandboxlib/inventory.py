@@ -3,6 +3,8 @@
 import json
 import os
 
+from . import layout
+
 
 def _group(value):
     return "".join(c if c.isalnum() else "_" for c in value)
@@ -30,7 +32,12 @@ def gce_nics(plan, node):
     return out
 
 
-def host_vars(plan, node, key_file):
+def instance_id(plan, node):
+    return str(4200000000000 + plan["slot"] * 1000 + node["index"])
+
+
+def host_vars(plan, node, key_file, accelerator):
+    """What the gce_gpu plugin makes of the emulator's instance for this node, plus SSH settings."""
     nics = gce_nics(plan, node)
     gpu = [nic for nic, net in zip(nics, plan["networks"]) if net["gpu"]]
     return {
@@ -43,6 +50,8 @@ def host_vars(plan, node, key_file):
         "gpu_transport": plan["transport"],
         "gce_project": plan["project"],
         "gce_zone": plan["zone"],
+        "gce_name": node["name"],
+        "gce_id": instance_id(plan, node),
         "gce_machine_type": plan["machine_type"],
         "gce_labels": {"gpudirect-sandbox": plan["name"]},
         "gce_status": "RUNNING",
@@ -51,13 +60,16 @@ def host_vars(plan, node, key_file):
         "gce_physical_host": "/sandbox/%s/host%d" % (plan["name"], node["index"]),
         "gce_topology": {},
         "gce_reservation": None,
+        "gce_accelerators": [accelerator],
         "gce_nics": nics,
         "gpu_nics": gpu,
     }
 
 
 def render(plan, key_file):
-    hosts = dict((n["name"], host_vars(plan, n, key_file)) for n in plan["nodes"])
+    gpu = layout.family_profile(plan["family"])["gpu"]
+    accel = {"type": gpu["model"], "count": gpu["count"]}
+    hosts = dict((n["name"], host_vars(plan, n, key_file, accel)) for n in plan["nodes"])
     names = dict((n, {}) for n in hosts)
     groups = {
         "gpu_nodes": {"hosts": hosts},

@@ -1,0 +1,153 @@
+"""The Compute API emulator for a running sandbox.
+
+`up` describes the real nodes as Compute API instances of the family's
+machine type (their real addresses and MACs, one VPC per NIC at the family
+MTU), starts tests/emulator/compute_api.py on that fixture, and writes
+build/sandbox/NAME/gce_gpu.yml, a gpudirect.gcp.gce_gpu plugin config for it.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from . import common, inventory, layout
+
+EMULATOR = os.path.join(common.ROOT, "tests", "emulator", "compute_api.py")
+TOKEN = "sandbox-token-not-a-secret"
+
+
+def available():
+    return os.path.isfile(EMULATOR)
+
+
+def _paths(name):
+    d = common.state_dir(name)
+    return {"fixture": os.path.join(d, "emulator-fixture.json"), "url": os.path.join(d, "emulator.url"),
+            "pid": os.path.join(d, "emulator.pid"), "log": os.path.join(d, "emulator.log"),
+            "config": os.path.join(d, "gce_gpu.yml")}
+
+
+def region(zone):
+    return zone.rsplit("-", 1)[0]
+
+
+def fixture(plan):
+    prof = layout.family_profile(plan["family"])
+    zone, reg, project = plan["zone"], region(plan["zone"]), plan["project"]
+    instances = []
+    for node in plan["nodes"]:
+        nics = []
+        for net, nic in zip(plan["networks"], node["nics"]):
+            nics.append({
+                "name": nic["name"],
+                "network": "projects/%s/global/networks/%s" % (project, net["name"]),
+                "subnetwork": "projects/%s/regions/%s/subnetworks/%s" % (project, reg, net["name"]),
+                "networkIP": nic["ip"],
+                "nicType": net["nic_type"],
+                "macAddress": nic["mac"],
+                "stackType": "IPV4_ONLY",
+            })
+        instances.append({
+            "id": inventory.instance_id(plan, node),
+            "name": node["name"],
+            "zone": "zones/%s" % zone,
+            "machineType": "zones/%s/machineTypes/%s" % (zone, plan["machine_type"]),
+            "status": "RUNNING",
+            "labels": {"gpudirect-sandbox": plan["name"]},
+            "networkInterfaces": nics,
+            "guestAccelerators": [{"acceleratorType": "zones/%s/acceleratorTypes/%s" % (zone, prof["gpu"]["model"]),
+                                   "acceleratorCount": prof["gpu"]["count"]}],
+            "scheduling": {"provisioningModel": "STANDARD", "onHostMaintenance": "TERMINATE"},
+            "resourceStatus": {"physicalHost": "/sandbox/%s/host%d" % (plan["name"], node["index"])},
+            "metadata": {"items": [{"key": "gpudirect-sandbox", "value": "STAND-IN: podman node, no GPU"}]},
+        })
+    networks = dict((n["name"], {"name": n["name"], "mtu": n["mtu"]}) for n in plan["networks"])
+    subnets = dict(("%s/%s" % (reg, n["name"]), {
+        "name": n["name"], "region": reg, "ipCidrRange": n["subnet"], "gatewayAddress": n["gateway"],
+        "network": "projects/%s/global/networks/%s" % (project, n["name"])}) for n in plan["networks"])
+    return {"projects": {project: {"instances": instances, "networks": networks, "subnetworks": subnets}}}
+
+
+def plugin_config(plan, url, key_file):
+    def lit(value):
+        return "'%s'" % value
+    cfg = {
+        "plugin": "gpudirect.gcp.gce_gpu",
+        "api_endpoint": url,
+        "auth_kind": "accesstoken",
+        "access_token": TOKEN,
+        "projects": [plan["project"]],
+        "groups": {"gpu_nodes": "true"},
+        "compose": {
+            "ansible_user": lit("root"),
+            "ansible_ssh_private_key_file": lit(key_file),
+            "ansible_ssh_common_args": lit(inventory.ssh_common_args()),
+            "ansible_python_interpreter": lit("/usr/bin/python3"),
+        },
+    }
+    head = ("# Sandbox %s: the gce_gpu inventory plugin pointed at the Compute API emulator that\n"
+            "# serves this sandbox's nodes (SANDBOX, not Google Cloud).  Written by tests/sandbox/sandbox.py.\n"
+            % plan["name"])
+    return head + json.dumps(cfg, indent=2) + "\n"
+
+
+def _alive(pid_file):
+    try:
+        with open(pid_file) as fh:
+            pid = int(fh.read().strip())
+        with open("/proc/%d/cmdline" % pid, "rb") as fh:
+            cmd = fh.read()
+    except (OSError, ValueError):
+        return None
+    return pid if EMULATOR.encode() in cmd else None
+
+
+def start(plan):
+    if not available():
+        return None
+    from . import cluster
+    p = _paths(plan["name"])
+    with open(p["fixture"], "w") as fh:
+        json.dump(fixture(plan), fh, indent=2)
+    stop(plan["name"])
+    if os.path.exists(p["url"]):
+        os.unlink(p["url"])
+    with open(p["log"], "ab") as log:
+        proc = subprocess.Popen([sys.executable, EMULATOR, "--fixture", p["fixture"], "--host", "127.0.0.1",
+                                 "--port", "0", "--ready-file", p["url"]],
+                                stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+    with open(p["pid"], "w") as fh:
+        fh.write(str(proc.pid))
+    deadline = time.time() + 30
+    while time.time() < deadline and not (os.path.exists(p["url"]) and os.path.getsize(p["url"])):
+        if proc.poll() is not None:
+            with open(p["log"], "rb") as fh:
+                tail = fh.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+            raise common.SandboxError("Compute API emulator did not start: %s" % (tail[0] if tail else "no output"))
+        time.sleep(0.1)
+    with open(p["url"]) as fh:
+        url = fh.read().strip()
+    if not url:
+        raise common.SandboxError("Compute API emulator wrote no URL to %s within 30s" % p["url"])
+    with open(p["config"], "w") as fh:
+        fh.write(plugin_config(plan, url, cluster.key_file(plan["name"])))
+    plan["emulator"] = {"url": url, "pid": proc.pid, "plugin_config": p["config"]}
+    return url
+
+
+def stop(name):
+    p = _paths(name)
+    pid = _alive(p["pid"])
+    if pid:
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(50):
+            if not os.path.exists("/proc/%d" % pid):
+                break
+            time.sleep(0.1)
+    for key in ("pid", "url"):
+        if os.path.exists(p[key]):
+            os.unlink(p[key])
+    return bool(pid)
