@@ -145,7 +145,7 @@ attributes:
   diff_mode:
     support: none
 notes:
-  - Needs SSH from the launcher to every node as the same user (the M(gpudirect.gcp.nccl_tests) role sets up a
+  - Needs SSH from the launcher to every node as the same user (the gpudirect.gcp.nccl_tests role sets up a
     temporary cluster key).
 """
 

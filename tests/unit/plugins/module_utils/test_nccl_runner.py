@@ -181,3 +181,26 @@ def test_cluster_mode_pass_and_threshold():
     assert res["verdict"] == "pass" and res["collectives"][0]["measured_busbw_gbps"] == 188.37
     res = nccl_runner.NcclTestsRun(params(threshold=1.05), executor=replay([])).execute()
     assert res["verdict"] == "fail"
+
+
+def test_standin_replays_the_recorded_fixture_unchanged():
+    with open(os.path.join(STANDIN_BIN, "recorded", "a3-mega_all_gather_2node_dstack.txt")) as f:
+        assert f.read() == RECORDED
+
+
+def test_standin_slow_switch_only_slows_multi_node_runs(tmp_path):
+    """One local node: the network switch does not apply, the GPU switch does."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "net_name").write_text("FasTrak\n")
+    (conf / "slow").write_text("0.5\n")
+    plug = tmp_path / "lib64"
+    plug.mkdir()
+    (plug / "libnccl-net.so").write_text("STAND-IN\n")
+    p = params(hosts=[{"name": "local", "address": "localhost"}], slots=2, control_iface=None, ssh_key=None,
+               known_hosts=None, as_root=os.geteuid() == 0, maxbytes="8G", minbytes="8G",
+               env={"LD_LIBRARY_PATH": str(plug), "NCCL_STANDIN_CONF_DIR": str(conf)})
+    full = nccl_runner.NcclTestsRun(p).execute()["runs"][0]["rows"][0]["busbw_oop"]
+    (conf / "slow_gpu").write_text("0.5\n")
+    half = nccl_runner.NcclTestsRun(p).execute()["runs"][0]["rows"][0]["busbw_oop"]
+    assert full == 188.37 and half == round(188.37 / 2, 2)
