@@ -1,0 +1,61 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""After converge and the side effect (kill, flag change, timeout, refusals, back to the
+converged config): the RxDM unit runs exactly the family table's command and RxDM is ready."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families, rxdm_command
+
+testinfra_hosts = ["ansible://gpu_nodes"]
+UNIT = "/etc/systemd/system/receive-datapath-manager.service"
+STANDIN_DMABUF = "/var/lib/gpudirect-standin/dmabuf_import_helper"
+
+
+def _unit_lines(host, key):
+    return [line.split("=", 1)[1] for line in host.file(UNIT).content_string.splitlines()
+            if line.startswith(key + "=")]
+
+
+def test_unit_runs_the_tables_command(host):
+    family = host.ansible.get_variables()["gpu_family"]
+    rxdm = families.get_family(family)["rxdm"]
+    engine = host.check_output("command -v docker")
+    ref = "%s:%s" % (rxdm["image"], rxdm["version"])
+    expected = rxdm_command.build_run_argv(rxdm, engine, ref, "ubuntu", gpus=False, gpu_devices=[],
+                                           volume_sources={"/dev/dmabuf_import_helper": STANDIN_DMABUF})
+    assert _unit_lines(host, "ExecStart") == [rxdm_command.systemd_exec_line(expected)]
+    assert _unit_lines(host, "Restart") == ["always"]
+    assert "gpu-network-wait-online.service" in _unit_lines(host, "After")[0]
+
+
+def test_service_enabled_and_running(host):
+    svc = host.service("receive-datapath-manager")
+    assert svc.is_enabled
+    assert svc.is_running
+
+
+def test_container_is_ready_with_the_health_check_file(host):
+    deadline = time.time() + 60
+    out = ""
+    while time.time() < deadline:
+        cmd = host.run("docker exec receive-datapath-manager cat /run/health-check")
+        out = cmd.stdout
+        if cmd.rc == 0 and "Buffer manager initialization complete" in out:
+            break
+        time.sleep(2)
+    assert "Buffer manager initialization complete" in out
+    logs = host.run("docker logs receive-datapath-manager")
+    assert "STAND-IN tcpgpudmarxd (TCPXO)" in logs.stdout + logs.stderr
+
+
+def test_container_sees_the_mounts_rxdm_needs(host):
+    mounts = host.check_output("docker exec receive-datapath-manager cat /proc/self/mountinfo")
+    targets = {line.split()[4] for line in mounts.splitlines()}
+    assert {"/dev/dmabuf_import_helper", "/usr/local/nvidia/lib64"} <= targets
+    env = host.check_output("docker exec receive-datapath-manager env")
+    assert "HEALTH_CHECK_LOG_FILE=/run/health-check" in env.splitlines()
