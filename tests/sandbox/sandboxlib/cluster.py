@@ -61,7 +61,9 @@ def _node_argv(plan, node, image):
     for other in plan["nodes"]:
         argv += ["--add-host", "%s:%s" % (other["name"], other["nics"][0]["ip"])]
     for nic in node["nics"]:
-        argv += ["--network", "%s:ip=%s,mac=%s" % (nic["network"], nic["ip"], nic["mac"])]
+        # podman does not attach networks in the order given: name each interface
+        argv += ["--network", "%s:ip=%s,mac=%s,interface_name=%s" % (nic["network"], nic["ip"], nic["mac"],
+                                                                     nic["iface"])]
     argv += [image, "/sbin/init"]
     return argv
 
