@@ -1,0 +1,92 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The preflight role's cross-node checks, run by ansible-playbook on local hosts.
+
+Each case builds an inventory of hosts that all use the local connection, so
+the version detection reads this machine (nothing found, the same on every
+host) and the cases vary only the inventory facts and the role's options.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+import os
+import subprocess
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+PLAYBOOK = """
+- name: Preflight
+  hosts: gpu_nodes
+  gather_facts: false
+  roles:
+    - role: gpudirect.gcp.preflight
+"""
+
+
+def run(tmp_path, hosts, extra_vars=None, limit=None):
+    inv = {"gpu_nodes": {"vars": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable},
+                         "hosts": hosts}}
+    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inv))
+    (tmp_path / "play.yml").write_text(PLAYBOOK)
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
+            str(tmp_path / "play.yml"), "-e", json.dumps(extra_vars or {})]
+    if limit:
+        argv += ["--limit", limit]
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml")
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def node(family="a3-mega", zone="us-central1-a"):
+    return {"gpu_family": family, "gce_zone": zone}
+
+
+def test_one_family_one_zone_passes(tmp_path):
+    rc, out = run(tmp_path, {"n0": node(), "n1": node()})
+    assert rc == 0, out
+
+
+def test_odd_family_and_zone_are_named_and_every_node_fails(tmp_path):
+    rc, out = run(tmp_path, {"n0": node(), "n1": node(), "n2": node("a3-high", "us-central1-b")})
+    assert rc == 2, out
+    assert "machine family (gpu_family) differs across nodes: 2 of 3 have a3-mega; n2 has a3-high" in out
+    assert "zone (gce_zone) differs across nodes: 2 of 3 have us-central1-a; n2 has us-central1-b" in out
+    for host in ("n0", "n1", "n2"):
+        assert re.search(r"^%s\s+: ok=\d+ +changed=0 +unreachable=0 +failed=1" % host, out, re.M), out
+
+
+def test_unknown_family_is_one_line(tmp_path):
+    rc, out = run(tmp_path, {"n0": node("a9-giant")})
+    assert rc == 2, out
+    assert "unknown GPU family 'a9-giant'" in out
+    assert "Traceback" not in out
+
+
+def test_missing_inventory_facts_are_named(tmp_path):
+    rc, out = run(tmp_path, {"n0": {"gpu_family": "a3-mega"}})
+    assert rc == 2, out
+    assert "n0: inventory variable(s) gce_zone missing" in out
+
+
+def test_expected_nodes_refuses_a_limited_run(tmp_path):
+    rc, out = run(tmp_path, {"n0": node(), "n1": node(), "n2": node()}, {"preflight_expected_nodes": 3}, limit="n0,n1")
+    assert rc == 2, out
+    assert "partial cluster: 2 node(s) in this run (n0, n1), preflight_expected_nodes is 3" in out
+
+
+def test_sliced_awx_job_is_refused_unless_allowed(tmp_path):
+    awx = {"awx_job_template_name": "GPU cluster - site", "awx_workflow_job_name": "GPU cluster - site"}
+    rc, out = run(tmp_path, {"n0": node()}, awx)
+    assert rc == 2, out
+    assert 'one slice of the sliced AWX job "GPU cluster - site"' in out
+    # the checks can be turned off
+    rc, out = run(tmp_path, {"n0": node(), "n1": node("a3-high")},
+                  dict(awx, preflight_refuse_sliced_jobs=False, preflight_require_one_family=False))
+    assert rc == 0, out
