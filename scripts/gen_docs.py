@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Generate the parts of the docs that are derived from code.
 
 - README.md: the supported-families table, from plugins/module_utils/families.py
@@ -47,8 +47,9 @@ def families_table():
             plugin_s = "`%s` %s" % (plugin["package"], plugin["package_version"])
         else:
             plugin_s = "image %s" % plugin["version"]
-        base = "; ".join("%s %.0f GB/s @ %d GiB (%s)" % (b["collective"], b["busbw_gbps"], b["bytes"] // 2 ** 30,
-                                                          b["source"]) for b in fam["baselines"]) or "none published"
+        base = "; ".join(
+            "%s %.0f GB/s @ %d GiB (%s)" % (b["collective"], b["busbw_gbps"], b["bytes"] // 2 ** 30, b["source"])
+            for b in fam["baselines"]) or "none published"
         lines.append("| `%s` | `%s` | %d x %s | %s | %d x %s %d Gbps | %s | %s | %s | %s |" % (
             name, fam["machine_type"], fam["gpu"]["count"], fam["gpu"]["model"], fam["transport"],
             len(nics["gpu_indexes"]), "/".join(gpu_types), nics["gpu_nic_gbps"], _fmt(fam["vpc_mtu"]),
@@ -78,8 +79,8 @@ def _option_rows(options, prefix=""):
         if spec.get("elements"):
             typ = "%s of %s" % (typ, spec["elements"])
         req = "yes" if spec.get("required") else ""
-        rows.append("| `%s%s` | %s | %s | %s | %s |" % (prefix, name, typ, req, default,
-                                                         " ".join(str(desc).split()).replace("|", "\\|")))
+        desc = " ".join(str(desc).split()).replace("|", "\\|")
+        rows.append("| `%s%s` | %s | %s | %s | %s |" % (prefix, name, typ, req, default, desc))
         if spec.get("options"):
             rows.extend(_option_rows(spec["options"], prefix + name + "."))
     return rows
