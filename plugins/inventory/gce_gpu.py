@@ -435,6 +435,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         use_cache = self.get_option("cache")
         read_cache = use_cache and cache
         update_cache = use_cache and not cache
+        started = time.monotonic()
         hosts = None
         self.stats = {"requests": 0, "cache_hit": False}
         if read_cache:
@@ -451,3 +452,5 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if update_cache:
             self._cache[cache_key] = hosts
         self._populate(hosts, opts)
+        display.vvv("gce_gpu: parse took %.3f s (%s)" % (
+            time.monotonic() - started, "cache hit" if self.stats.get("cache_hit") else "API"))
