@@ -313,6 +313,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         fields = None if opts["keep_raw"] else gce_api.INSTANCE_FIELDS
         client = self._client(opts)
         try:
+            client.authenticate()
             with ThreadPoolExecutor(max_workers=opts["max_workers"]) as pool:
                 jobs = []  # (project, kind, future)
                 for project in opts["projects"]:

@@ -201,6 +201,19 @@ class ComputeClient(object):
         self.retry_count = 0
         self._lock = threading.Lock()
 
+    def authenticate(self):
+        """Fetch the token once, before parallel calls would race to fetch one each."""
+        creds = self.session.credentials
+        if creds.valid:
+            return
+        transport = __import__("google.auth.transport.requests", fromlist=["Request"])
+        try:
+            creds.refresh(transport.Request())
+        except self._libs["exceptions"].RefreshError as exc:
+            raise GceApiError("could not obtain an access token: %s" % _refresh_error_text(exc))
+        except self._libs["exceptions"].TransportError as exc:
+            raise GceApiError("could not reach the token endpoint: %s" % " ".join(str(exc).split())[:300])
+
     def close(self):
         self.session.close()
 

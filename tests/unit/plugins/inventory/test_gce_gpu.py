@@ -324,3 +324,25 @@ def test_cache_disabled_always_calls_the_api(emulator, run_plugin, config):
     run_plugin(config(emulator))
     run_plugin(config(emulator))
     assert emulator.stats()["by_kind"]["aggregated"] == 6
+
+
+def test_service_account_token_is_fetched_once(emulator, run_plugin, config, tmp_path):
+    import compute_harness
+    key = str(tmp_path / "sa.json")
+    compute_harness.make_service_account_key(key, emulator.url + "/token")
+    cfg = config(emulator, auth_kind="serviceaccount", access_token=None, service_account_file=key,
+                 projects=["proj-a", "proj-b"])
+    run = run_plugin(cfg)
+    assert len(run.hosts) == 8
+    assert emulator.stats()["token"] == 1  # parallel calls share one token
+
+
+def test_rejected_service_account_key(emulator, run_plugin, config, tmp_path):
+    import compute_harness
+    key = str(tmp_path / "sa.json")
+    compute_harness.make_service_account_key(key, emulator.url + "/token")
+    emulator.set_faults({"bad_token_grants": True})
+    cfg = config(emulator, auth_kind="serviceaccount", access_token=None, service_account_file=key)
+    with pytest.raises(AnsibleParserError, match="^gce_gpu: could not obtain an access token: .*invalid_grant"):
+        run_plugin(cfg)
+    assert emulator.stats()["api"] == 0
