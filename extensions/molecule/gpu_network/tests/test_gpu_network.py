@@ -62,7 +62,9 @@ def test_networkd_applies_that_file(host):
         name = ifaces[nic["ip"]][0]
         status = host.check_output("networkctl status --no-pager %s" % name)
         persisted = _persisted_file(host, name)
-        assert persisted.rsplit("/", 1)[-1] in status, "%s: networkd does not use %s" % (name, persisted)
+        # a drop-in is not listed by networkctl; the file it extends is
+        used = persisted.rsplit("/", 2)[-2][:-2] if persisted.endswith(".conf") else persisted.rsplit("/", 1)[-1]
+        assert "Network File: /etc/systemd/network/%s" % used in status, "%s: networkd does not use %s" % (name, used)
 
 
 def test_wait_online_unit_waits_for_every_gpu_nic(host):
