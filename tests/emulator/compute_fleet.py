@@ -72,6 +72,9 @@ def gpu_instance(name, family, zone="us-central1-a", index=0, prefix="gpu", stat
     return inst
 
 
+_OS_FEATURES = ("UEFI_COMPATIBLE", "VIRTIO_SCSI_MULTIQUEUE", "GVNIC", "SEV_CAPABLE", "IDPF")
+
+
 def _realistic_extras(name, zone, index):
     """Fields every real instance resource carries, which the inventory does not need."""
     return {
@@ -94,8 +97,7 @@ def _realistic_extras(name, zone, index):
                    "interface": "SCSI", "mode": "READ_WRITE", "type": "PERSISTENT", "architecture": "X86_64",
                    "source": "zones/%s/disks/%s" % (zone, name),
                    "licenses": ["projects/debian-cloud/global/licenses/debian-12-bookworm"],
-                   "guestOsFeatures": [{"type": t} for t in ("UEFI_COMPATIBLE", "VIRTIO_SCSI_MULTIQUEUE", "GVNIC",
-                                                               "SEV_CAPABLE", "IDPF")]}],
+                   "guestOsFeatures": [{"type": t} for t in _OS_FEATURES]}],
     }
 
 
