@@ -16,9 +16,12 @@ Fixture (YAML or JSON)::
         instances: [<Compute API instance resources>]   # zone "zones/<z>" or a URL
         networks: {<name>: {name, mtu, ...}}
         subnetworks: {"<region>/<name>": {...}}
+        zones: [<zone>]       # optional: zones with no instances (still listed)
     page_size: 500          # optional, most items per page
     faults:                 # optional, see FAULTS below
       latency_ms: 30
+    service_accounts:       # optional: {email: public key PEM}; JWTs from these
+                            # keys are verified, others are refused
 
 Endpoints: aggregated/instances, zones/<z>/instances, global/networks/<n>,
 regions/<r>/subnetworks/<n> (GET, under /compute/v1/projects/<p>/), an OAuth
