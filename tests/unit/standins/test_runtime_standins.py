@@ -94,8 +94,14 @@ def test_rxdm_standin_rejects_unknown_flags_like_gflags():
     assert "ERROR: unknown command line flag 'gpu_nic_preset'" in proc.stdout
 
 
-def test_rxdm_standin_without_driver_mount_fails_like_rxdm():
-    # This test process has no /usr/local/nvidia/lib64 mount; the stand-in must refuse to start.
+def test_rxdm_standin_without_gpus_or_driver_mount_fails_like_rxdm(monkeypatch):
+    # This test process has no GPU and no /usr/local/nvidia/lib64 mount; the stand-in must refuse to start.
+    monkeypatch.delenv("GPUDIRECT_STANDIN_GPUS", raising=False)
+    proc = run_rxdm(["--standin_mode=tcpxo", "--num_hops=2", "--num_nics=8"])
+    assert proc.returncode == 1
+    assert any(s in proc.stdout for s in ("no CUDA-capable device is detected", "Operation not permitted",
+                                          "no GPU NIC"))
+    monkeypatch.setenv("GPUDIRECT_STANDIN_GPUS", "all")
     proc = run_rxdm(["--standin_mode=tcpxo", "--num_hops=2", "--num_nics=8"])
     assert proc.returncode == 1
     assert any(s in proc.stdout for s in ("/usr/local/nvidia/lib64 is not mounted", "Operation not permitted",

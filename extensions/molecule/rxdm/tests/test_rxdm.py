@@ -26,7 +26,7 @@ def test_unit_runs_the_tables_command(host):
     rxdm = families.get_family(family)["rxdm"]
     engine = host.check_output("command -v docker")
     ref = "%s:%s" % (rxdm["image"], rxdm["version"])
-    expected = rxdm_command.build_run_argv(rxdm, engine, ref, "ubuntu", gpus=False, gpu_devices=[],
+    expected = rxdm_command.build_run_argv(rxdm, engine, ref, "ubuntu",
                                            volume_sources={"/dev/dmabuf_import_helper": STANDIN_DMABUF})
     assert _unit_lines(host, "ExecStart") == [rxdm_command.systemd_exec_line(expected)]
     assert _unit_lines(host, "Restart") == ["always"]
@@ -59,3 +59,5 @@ def test_container_sees_the_mounts_rxdm_needs(host):
     assert {"/dev/dmabuf_import_helper", "/usr/local/nvidia/lib64"} <= targets
     env = host.check_output("docker exec receive-datapath-manager env")
     assert "HEALTH_CHECK_LOG_FILE=/run/health-check" in env.splitlines()
+    # `--gpus all`, as the sandbox's docker command hands it to the stand-in
+    assert "GPUDIRECT_STANDIN_GPUS=all" in env.splitlines()

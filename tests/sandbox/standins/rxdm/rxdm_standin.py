@@ -4,14 +4,16 @@
 It cannot move GPU memory; it checks what the real RxDM needs from the way its
 container is started and fails the way a misconfigured RxDM fails:
   - NET_ADMIN and privileged (it programs NIC flow steering and maps devices),
+  - GPUs (`--gpus all`, which the sandbox's docker command passes as GPUDIRECT_STANDIN_GPUS, or /dev/nvidia*),
   - the host network (it must see the GPU NICs),
   - /usr/local/nvidia/lib64 mounted from the host (driver libraries),
   - TCPXO: /dev/dmabuf_import_helper present, --num_hops given,
-  - TCPX: --gpu_nic_preset given (manual needs --gpu_nic_topology), --uds_path a writable directory.
+  - TCPX: unlimited locked memory, --gpu_nic_preset given (manual needs --gpu_nic_topology), --uds_path a writable directory.
 Then it prints the real readiness line and writes HEALTH_CHECK_LOG_FILE when set.
 """
 
 import os
+import resource
 import signal
 import sys
 import time
@@ -89,6 +91,9 @@ def main(argv):
     if len(nics) < 2:
         die("Found %d NIC(s) (%s), no GPU NIC: run RxDM on the host network (--network=host)"
             % (len(nics), ",".join(nics) or "none"))
+    # the sandbox's docker command turns `--gpus X` into GPUDIRECT_STANDIN_GPUS=X (no GPUs here)
+    if not os.environ.get("GPUDIRECT_STANDIN_GPUS") and not os.path.exists("/dev/nvidia0"):
+        die("cudaGetDeviceCount failed: no CUDA-capable device is detected (run with --gpus all or pass /dev/nvidia*)")
     if not mounted("/usr/local/nvidia/lib64"):
         die("libcuda.so.1: cannot open shared object file: /usr/local/nvidia/lib64 is not mounted from the host")
     if mode == "tcpxo":
@@ -101,6 +106,10 @@ def main(argv):
         if not os.path.exists("/dev/dmabuf_import_helper"):
             die("open(/dev/dmabuf_import_helper) failed: No such file or directory (import-helper module loaded?)")
     else:
+        # TCPX pins receive buffers: the sandbox's docker command passes asked ulimits as GPUDIRECT_STANDIN_ULIMITS
+        asked = os.environ.get("GPUDIRECT_STANDIN_ULIMITS", "").split(",")
+        if "memlock=-1" not in asked and resource.getrlimit(resource.RLIMIT_MEMLOCK)[0] != resource.RLIM_INFINITY:
+            die("Failed to pin receive buffers: Cannot allocate memory (needs --ulimit memlock=-1)")
         preset = flags.get("gpu_nic_preset")
         if not preset:
             die("Check failed: --gpu_nic_preset must be set (a3vm or manual)")
