@@ -73,7 +73,7 @@ def _num(tok):
 
 def strip_prefixes(line):
     """Remove any stacked launcher prefixes from one output line."""
-    for _ in range(8):
+    for _attempt in range(8):
         m = _PREFIX.match(line)
         if not m or m.end() == 0:
             break
@@ -281,7 +281,7 @@ def _parse_text(text, collective, res):
             continue
         toks = body.split()
         if toks and toks[0] == "size" and "count" in toks:
-            cols = [t for t in toks]
+            cols = list(toks)
             layout = _layout_from_columns(cols)
             res["columns"] = cols
             continue

@@ -156,7 +156,7 @@ def svg_chart(title, series, baseline=None, required=None, width=640, height=320
 
     series: [(label, [(size, busbw), ...]), ...]
     """
-    pts = [p for _, s in series for p in s if p[0] and p[1] is not None]
+    pts = [p for _label, s in series for p in s if p[0] and p[1] is not None]
     left, right, top, bottom = 60, 160, 30, 40
     w, h = width - left - right, height - top - bottom
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" aria-label="%s">'
@@ -222,8 +222,11 @@ def svg_chart(title, series, baseline=None, required=None, width=640, height=320
 
 def _series_for(run):
     rows = run.get("rows") or []
-    return [(s, b) for s, b in ((r.get("size"), max([x for x in (r.get("busbw_oop"), r.get("busbw_ip"))
-                                                     if x is not None] or [None])) for r in rows)]
+    out = []
+    for r in rows:
+        vals = [x for x in (r.get("busbw_oop"), r.get("busbw_ip")) if x is not None]
+        out.append((r.get("size"), max(vals) if vals else None))
+    return out
 
 
 def to_html(report):

@@ -108,14 +108,14 @@ def _run_job(job, timeout_s):
         job.rc, job.output = 127, "cannot start %s: %s" % (job.argv[0], exc)
         return
     try:
-        out, _ = proc.communicate(timeout=timeout_s)
+        out = proc.communicate(timeout=timeout_s)[0]
         job.rc = proc.returncode
     except subprocess.TimeoutExpired:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
             pass
-        out, _ = proc.communicate()
+        out = proc.communicate()[0]
         job.rc = 124
         out = (out or b"") + b"\nkilled after %d s (run timeout)\n" % timeout_s
     job.output = (out or b"").decode("utf-8", "replace")
@@ -208,8 +208,11 @@ class NcclTestsRun(object):
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         try:
             if check_mode:
-                for names in ([self.names] if mode == "cluster" else [self.names[i:i + 2]
-                                                                       for i in range(0, len(self.names) - 1, 2)]):
+                if mode == "cluster":
+                    groups = [self.names]
+                else:
+                    groups = [self.names[i:i + 2] for i in range(0, len(self.names) - 1, 2)]
+                for names in groups:
                     self._jobs(mode, names)
                 result = {"verdict": None, "collectives": [], "bad_nodes": [], "node_table": {}, "pairwise": None}
             elif mode == "cluster":

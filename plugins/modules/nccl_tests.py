@@ -11,7 +11,8 @@ DOCUMENTATION = r"""
 module: nccl_tests
 short_description: Run nccl-tests across GPU nodes with mpirun, judge the results and find bad nodes
 version_added: 1.0.0
-author: gpudirect.gcp contributors
+author:
+  - gpudirect.gcp contributors (@gpudirect)
 description:
   - Runs on one node (the launcher) and starts nccl-tests C(*_perf) programs on the given nodes with C(mpirun)
     over SSH, one process per GPU (C(slots) per node, C(-g 1)).
@@ -141,9 +142,10 @@ options:
 attributes:
   check_mode:
     support: full
-    details: Returns the mpirun commands it would run and runs nothing.
+    description: Returns the mpirun commands it would run and runs nothing.
   diff_mode:
     support: none
+    description: Nothing to diff.
 notes:
   - Needs SSH from the launcher to every node as the same user (the gpudirect.gcp.nccl_tests role sets up a
     temporary cluster key).

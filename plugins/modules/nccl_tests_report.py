@@ -11,14 +11,15 @@ DOCUMENTATION = r"""
 module: nccl_tests_report
 short_description: Write the JSON, JUnit XML and HTML reports of an nccl_tests run
 version_added: 1.0.0
-author: gpudirect.gcp contributors
+author:
+  - gpudirect.gcp contributors (@gpudirect)
 description:
   - Takes the result of M(gpudirect.gcp.nccl_tests) and writes, under O(dest)/O(run_id)/,
     C(report.json) (schema C(gpudirect.gcp/nccl-report/v1), see docs/validation.md),
     C(junit.xml) (one testcase per collective, per node pair and per single-node run) and
     C(report.html) (a busbw-vs-message-size SVG chart per collective with the baseline line, and a per-node
     table).
-  - Meant to run on the controller (C(delegate_to: localhost)).
+  - "Meant to run on the controller (C(delegate_to: localhost))."
   - Returns a small summary for C(ansible.builtin.set_stats).
 options:
   result:
@@ -42,9 +43,10 @@ options:
 attributes:
   check_mode:
     support: full
-    details: Writes nothing; returns the summary and the paths it would write.
+    description: Writes nothing; returns the summary and the paths it would write.
   diff_mode:
     support: none
+    description: Nothing to diff.
 """
 
 EXAMPLES = r"""

@@ -21,8 +21,8 @@ STANDIN_BIN = os.path.join(ROOT, "tests", "sandbox", "standins", "nccl_tests", "
 
 def params(**kw):
     fam = families.FAMILIES["a3-mega"]
-    p = {"family": "a3-mega", "mode": "cluster", "hosts": [{"name": "n0", "address": "10.0.0.2"},
-                                                            {"name": "n1", "address": "10.0.0.3"}],
+    p = {"family": "a3-mega", "mode": "cluster",
+         "hosts": [{"name": "n0", "address": "10.0.0.2"}, {"name": "n1", "address": "10.0.0.3"}],
          "collectives": ["all_gather"], "minbytes": "1G", "maxbytes": "8G", "stepfactor": 2,
          "warmup_iters": 5, "iters": 20, "check_iters": 1, "slots": fam["gpu"]["count"],
          "binary_dir": STANDIN_BIN, "binary_suffix": "", "mpirun": "mpirun", "env": {"NCCL_BUFFSIZE": "8388608"},

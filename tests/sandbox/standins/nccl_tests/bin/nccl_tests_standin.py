@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """STAND-IN for the nccl-tests *_perf programs, sandbox only (there are no GPUs here).
@@ -178,7 +177,8 @@ def sizes(minb, maxb, factor, step):
 
 
 def main():
-    prog = os.path.basename(sys.argv[0])
+    # the *_perf wrapper scripts pass their own name
+    prog = os.environ.get("NCCL_STANDIN_PROG") or os.path.basename(sys.argv[0])
     coll = prog[:-len("_perf")] if prog.endswith("_perf") else os.environ.get("NCCL_STANDIN_COLLECTIVE", "all_gather")
     if coll not in COLLECTIVES:
         usage_error("collective %s is not emulated" % coll, 5)
@@ -225,18 +225,18 @@ def main():
 
     peak_target = os.environ.get("NCCL_STANDIN_PEAK_GBPS") or read_conf("peak_gbps")
     curve = load_curve()
-    scale = float(peak_target) / max(b for _, b in curve) if peak_target else 1.0
+    scale = float(peak_target) / max(point[1] for point in curve) if peak_target else 1.0
     net = net_name() if plugin else "Socket"
     total = scale * speed * (1.0 if plugin else SOCKET_FACTOR)
     redop, root, bwfactor = COLLECTIVES[coll]
+    how = "plugin found" if plugin else "no plugin: sockets"
+    step_text = "%d(factor)" % factor if factor > 1 else "%d(bytes)" % step
     lines = ["# STAND-IN nccl-tests (sandbox replay, not a measurement): %s replays %s x%.3f "
-             "(scale %.3f, slowest node %.2f, %s)" % (prog, os.path.basename(RECORDING), total, scale, speed,
-                                                       "plugin found" if plugin else "no plugin: sockets"),
+             "(scale %.3f, slowest node %.2f, %s)" % (prog, os.path.basename(RECORDING), total, scale, speed, how),
              "# nccl-tests version 2.19.6 nccl-headers=22105 nccl-library=22105",
              "# Collective test starting: %s" % prog,
-             "# nThread %d nGpus %d minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: 1 "
-             "validation: %d graph: 0 unalign: 0" % (nthreads, ngpus, minb, maxb, factor if factor > 1 else step,
-                                                    "factor" if factor > 1 else "bytes", warmup, iters, check),
+             "# nThread %d nGpus %d minBytes %d maxBytes %d step: %s warmup iters: %d iters: %d agg iters: 1 "
+             "validation: %d graph: 0 unalign: 0" % (nthreads, ngpus, minb, maxb, step_text, warmup, iters, check),
              "#", "# Using devices"]
     locals_seen = {}
     for r, h in enumerate(hosts):
@@ -263,8 +263,8 @@ def main():
     for size in sizes(minb, maxb, factor, step):
         bus = busbw_at(curve, size) * total
         alg = bus / f if f else bus
-        count = size // 4 // (nranks if coll in ("all_gather", "reduce_scatter", "alltoall", "gather", "scatter")
-                               else 1)
+        per_rank = coll in ("all_gather", "reduce_scatter", "alltoall", "gather", "scatter")
+        count = size // 4 // (nranks if per_rank else 1)
         t = size / (alg * 1e3) if alg > 0 else 0.0
         ts = ("%7.1f" % t) if t < 10000 else ("%7.0f" % t)
         lines.append("%12d  %12d  %8s  %6s  %6s  %s  %6.2f  %6.2f  %6s  %s  %6.2f  %6.2f  %6s"
