@@ -8,7 +8,9 @@
 #      this host (pip download), so nothing inside the build needs a package index;
 #   4. ansible-builder build -f awx/ee/execution-environment.yml.
 # With --run-sandbox NAME it then runs site.yml on sandbox NAME through
-# ansible-runner inside the EE, the way AWX runs a job.
+# ansible-runner inside the EE, the way AWX runs a job (--playbook NAME picks
+# another playbook of awx/project, --extra-vars FILE.yml adds extra variables
+# as AWX adds survey answers; --no-build reuses the image already built).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -20,18 +22,23 @@ ctx_in="$work/context"
 venv="$root/build/ee-venv"
 sandbox=""
 playbook=site.yml
+extravars=""
+build=1
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --run-sandbox) sandbox="$2"; shift 2 ;;
     --playbook) playbook="$2"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --extra-vars) extravars="$2"; shift 2 ;;
+    --no-build) build=0; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "build-ee.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 
 step() { echo "== $*"; }
 
+if [ "$build" = 1 ]; then
 step "ansible-builder in $venv"
 if [ ! -x "$venv/bin/ansible-builder" ]; then
   python3 -m venv "$venv"
@@ -68,6 +75,7 @@ step "ansible-builder build -> $EE_IMAGE"
   --container-runtime podman -t "$EE_IMAGE" --extra-build-cli-args="--pull=never" -v 1
 podman run --rm "$EE_IMAGE" ansible-galaxy collection list gpudirect.gcp
 podman run --rm "$EE_IMAGE" ansible-doc -t inventory gpudirect.gcp.gce_gpu >/dev/null && echo "EE: inventory plugin docs load"
+fi
 
 [ -n "$sandbox" ] || exit 0
 
@@ -87,7 +95,10 @@ def find(n):
             r = find(v)
             if r: return r
 print(find(d) or '')" "$inv")
-printf '{"ANSIBLE_HOST_KEY_CHECKING": "False", "ANSIBLE_FORCE_COLOR": "0"}\n' > "$pdd/env/envvars"
+printf '{"ANSIBLE_HOST_KEY_CHECKING": "False", "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_NOCOLOR": "1"}\n' > "$pdd/env/envvars"
+if [ -n "$extravars" ]; then
+  cp "$extravars" "$pdd/env/extravars"
+fi
 set +e
 podman run --rm --network host -v "$pdd:/runner:Z" ${key:+-v "$key:$key:ro"} --user root "$EE_IMAGE" \
   ansible-runner run /runner -p "$playbook"
