@@ -63,3 +63,16 @@ def test_html_has_chart_with_baseline_and_node_table():
 
 def test_svg_without_data():
     assert "no data" in nccl_report.svg_chart("x", [("a", [])])
+
+
+def test_svg_is_well_formed_and_scaled():
+    svg = nccl_report.svg_chart("all_gather <a3-mega>", [("pair a+b", [(2 ** 23, 20.0), (2 ** 33, 188.4)])],
+                                baseline=188.0, required=169.2)
+    root = ET.fromstring(svg)
+    assert root.tag.endswith("svg")
+    ns = "{http://www.w3.org/2000/svg}"
+    lines = root.findall(ns + "polyline")
+    assert len(lines) == 1
+    points = [tuple(map(float, p.split(","))) for p in lines[0].get("points").split()]
+    # larger message -> further right and higher (smaller y)
+    assert points[1][0] > points[0][0] and points[1][1] < points[0][1]
