@@ -216,8 +216,10 @@ def test_workflow_nodes_name_defined_templates_and_sources():
 
 def plugin_env_names():
     names = set()
-    for path in [os.path.join(ROOT, "plugins", "inventory", "gce_gpu.py"),
-                 os.path.join(ROOT, "plugins", "doc_fragments", "gce_auth.py")]:
+    # the plugin's own options and those of the doc fragments it may extend
+    paths = [os.path.join(ROOT, "plugins", "inventory", "gce_gpu.py")]
+    paths += glob.glob(os.path.join(ROOT, "plugins", "doc_fragments", "*.py"))
+    for path in paths:
         with open(path) as fh:
             names.update(re.findall(r"-\s+name:\s+([A-Z][A-Z0-9_]+)\s*$", fh.read(), re.M))
     return names
