@@ -10,21 +10,32 @@ import yaml
 
 from ansible.inventory.data import InventoryData
 from ansible.parsing.dataloader import DataLoader
-from ansible.plugins.loader import init_plugin_loader, inventory_loader
-from ansible.utils.collection_loader import AnsibleCollectionConfig
+from ansible.plugins.loader import inventory_loader
+
+from ansible_collections.gpudirect.gcp.plugins.inventory import gce_gpu
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-# The collection loader must own ansible_collections (as under ansible-test units).
-# Test modules collected earlier may have imported it as a plain package: drop
-# those entries so the loader re-imports them with collection metadata.
-if AnsibleCollectionConfig.collection_finder is None:
-    for _name in [m for m in sys.modules if m == "ansible_collections" or m.startswith("ansible_collections.")]:
-        del sys.modules[_name]
-    init_plugin_loader([os.path.join(ROOT, "build", "collections")])
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 
 import compute_fleet as fx  # noqa: E402
 import compute_harness as harness  # noqa: E402
+
+NAME = "gpudirect.gcp.gce_gpu"
+_DEFS = []
+
+
+def new_plugin():
+    """A plugin instance with its option definitions loaded, as the plugin loader makes one.
+
+    Done by hand so these tests need not install the collection loader, which
+    would change how other test modules import the collection.
+    """
+    if not _DEFS:
+        inventory_loader._load_config_defs(NAME, gce_gpu, gce_gpu.__file__)
+        _DEFS.append(True)
+    plugin = gce_gpu.InventoryModule()
+    inventory_loader._update_object(obj=plugin, name=NAME, path=gce_gpu.__file__, resolved=NAME)
+    return plugin
 
 
 standard_fixture = fx.mixed_fleet
@@ -77,8 +88,8 @@ def run_plugin(tmp_path, monkeypatch):
             monkeypatch.setenv(key, value)
         path = tmp_path / name
         path.write_text(yaml.safe_dump(config))
-        plugin = inventory_loader.get("gpudirect.gcp.gce_gpu")
-        module = sys.modules[type(plugin).__module__]
+        plugin = new_plugin()
+        module = gce_gpu
         # fast backoff keeps the retry tests short; the delays' shape is tested in module_utils
         monkeypatch.setattr(module.gce_api, "BACKOFF_BASE", 0.01)
         warnings = []

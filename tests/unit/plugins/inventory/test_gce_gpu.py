@@ -285,8 +285,8 @@ def test_bad_options(emulator, run_plugin, config, extra, message):
 
 
 def test_verify_file_wants_the_suffix(run_plugin, tmp_path):
-    from ansible.plugins.loader import inventory_loader
-    plugin = inventory_loader.get("gpudirect.gcp.gce_gpu")
+    from conftest import new_plugin
+    plugin = new_plugin()
     for name, ok in (("a.gce_gpu.yml", True), ("gce_gpu.yaml", True), ("a.gcp.yml", False), ("x.yml", False)):
         path = tmp_path / name
         path.write_text("plugin: gpudirect.gcp.gce_gpu\n")
@@ -297,7 +297,8 @@ def test_verify_file_wants_the_suffix(run_plugin, tmp_path):
 
 def test_cache_hit_makes_no_request_and_refresh_writes_back(emulator, run_plugin, config, tmp_path):
     cache_dir = tmp_path / "cache"
-    cfg = config(emulator, cache=True, cache_plugin="ansible.builtin.jsonfile",
+    # short name: these in-process tests run without the collection loader
+    cfg = config(emulator, cache=True, cache_plugin="jsonfile",
                  cache_connection=str(cache_dir), cache_timeout=3600)
     first = run_plugin(cfg)
     cold = emulator.stats()["api"]
