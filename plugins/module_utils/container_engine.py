@@ -115,8 +115,9 @@ def parse_state(out):
     return parts[0].lower() == "true", parts[1], parts[2] if len(parts) > 2 else None
 
 
-def exec_cat_argv(engine, name, path):
-    return [engine, "exec", name, "cat", path]
+def copy_out_argv(engine, name, path, dest):
+    """`<engine> cp NAME:PATH DEST`: reads a file of a running container without running anything in it."""
+    return [engine, "cp", "%s:%s" % (name, path), dest]
 
 
 def logs_argv(engine, name, tail=None):

@@ -5,7 +5,8 @@
 
 Signals, in order of preference:
   - the health-check file RxDM writes when HEALTH_CHECK_LOG_FILE is set [CEA best-practice.md],
-    read inside the running container, so a file left by an earlier container never counts;
+    copied out of the running container (`<engine> cp`, which needs no program in the image),
+    so a file left by an earlier container never counts;
   - the readiness line in the container log [SG polls `docker logs` for it];
   - for RxDM builds with neither (TCPX): the same container running for a settle time [SG sleeps 10 s].
 """
@@ -14,9 +15,26 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+import shutil
+import tempfile
 import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
+
+
+def read_container_file(run, engine, name, path):
+    """The text of a file inside a running container, or None when it cannot be read."""
+    tmp = tempfile.mkdtemp(prefix="rxdm-ready-")
+    dest = os.path.join(tmp, "file")
+    try:
+        rc, _out, _err = run(ce.copy_out_argv(engine, name, path, dest))
+        if rc != 0 or not os.path.isfile(dest):
+            return None
+        with open(dest) as fh:
+            return fh.read()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _check_once(run, engine, name, health_check_file, ready_line):
@@ -26,8 +44,8 @@ def _check_once(run, engine, name, health_check_file, ready_line):
     if not running:
         return False, cid, started, None
     if health_check_file:
-        rc, out, _err = run(ce.exec_cat_argv(engine, name, health_check_file))
-        if rc == 0 and (ready_line in out if ready_line else out.strip()):
+        out = read_container_file(run, engine, name, health_check_file)
+        if out is not None and (ready_line in out if ready_line else out.strip()):
             return True, cid, started, "health_check_file"
     if ready_line:
         rc, out, err = run(ce.logs_argv(engine, name))

@@ -14,7 +14,8 @@ version_added: 1.0.0
 author: gpudirect.gcp contributors
 description:
   - Polls the running RxDM container for its readiness signal - the health-check file RxDM writes when
-    C(HEALTH_CHECK_LOG_FILE) is set (read inside the container, so a file from an earlier container never counts),
+    C(HEALTH_CHECK_LOG_FILE) is set (copied out of the running container with C(<engine> cp), so a file from an
+    earlier container never counts and the image needs no shell),
     or the readiness line in its log. For RxDM builds with neither (TCPX), the same container must stay up for
     O(settle_s) seconds.
   - On timeout it fails and shows the last lines of the RxDM log (the unit's journal when no container exists).

@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families, rxdm_command
@@ -43,7 +44,9 @@ def test_container_is_ready_with_the_health_check_file(host):
     deadline = time.time() + 60
     out = ""
     while time.time() < deadline:
-        cmd = host.run("docker exec receive-datapath-manager cat /run/health-check")
+        # `docker cp` reads the container's file without running anything in it
+        cmd = host.run("docker cp receive-datapath-manager:/run/health-check /tmp/rxdm-health-check && "
+                       "cat /tmp/rxdm-health-check")
         out = cmd.stdout
         if cmd.rc == 0 and "Buffer manager initialization complete" in out:
             break
@@ -53,11 +56,14 @@ def test_container_is_ready_with_the_health_check_file(host):
     assert "STAND-IN tcpgpudmarxd (TCPXO)" in logs.stdout + logs.stderr
 
 
-def test_container_sees_the_mounts_rxdm_needs(host):
-    mounts = host.check_output("docker exec receive-datapath-manager cat /proc/self/mountinfo")
-    targets = {line.split()[4] for line in mounts.splitlines()}
-    assert {"/dev/dmabuf_import_helper", "/usr/local/nvidia/lib64"} <= targets
-    env = host.check_output("docker exec receive-datapath-manager env")
-    assert "HEALTH_CHECK_LOG_FILE=/run/health-check" in env.splitlines()
+def test_container_has_the_mounts_and_env_rxdm_needs(host):
+    info = json.loads(host.check_output("docker inspect receive-datapath-manager"))[0]
+    mounts = dict((m["Destination"], m["Source"]) for m in info["Mounts"])
+    assert mounts["/dev/dmabuf_import_helper"] == STANDIN_DMABUF
+    assert mounts["/usr/local/nvidia/lib64"] == "/var/lib/nvidia/lib64"
+    env = info["Config"]["Env"]
+    assert "HEALTH_CHECK_LOG_FILE=/run/health-check" in env
     # `--gpus all`, as the sandbox's docker command hands it to the stand-in
-    assert "GPUDIRECT_STANDIN_GPUS=all" in env.splitlines()
+    assert "GPUDIRECT_STANDIN_GPUS=all" in env
+    assert info["HostConfig"]["Privileged"] is True
+    assert info["HostConfig"]["NetworkMode"] == "host"

@@ -40,10 +40,12 @@ class FakeRxdm(object):
         ready = self.clock.now - since >= self.ready_after
         if verb == "inspect":
             return 0, "true %s 2026-11-22T15:00:%02dZ\n" % (cid, since), ""
-        if verb == "exec":
+        if verb == "cp":
             if self.health and ready:
-                return 0, "I1122 fastrak_gpumem_manager.cu.cc:284] %s.\n" % READY, ""
-            return 1, "", "cat: /run/health-check: No such file or directory"
+                with open(argv[3], "w") as fh:
+                    fh.write("I1122 fastrak_gpumem_manager.cu.cc:284] %s.\n" % READY)
+                return 0, "", ""
+            return 125, "", "Error: \"/run/health-check\" could not be found on container"
         if verb == "logs":
             lines = ["STAND-IN banner", "I1122 starting"] + (["I1122 %s." % READY] if self.log and ready else [])
             return 0, "\n".join(lines) + "\n", ""

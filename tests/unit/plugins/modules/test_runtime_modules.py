@@ -85,8 +85,8 @@ def test_readiness_failure_shows_the_log_tail(monkeypatch, capsys):
     def fake(self, argv, **kw):
         if argv[1] == "inspect":
             return 0, "true c1 2026-11-22T15:00:00Z", ""
-        if argv[1] == "exec":
-            return 1, "", "No such file"
+        if argv[1] == "cp":
+            return 125, "", "could not be found on container"
         if argv[1] == "logs":
             return 0, "STAND-IN banner\nF1122 open(/dev/dmabuf_import_helper) failed\n", ""
         raise AssertionError(argv)
@@ -103,8 +103,11 @@ def test_readiness_success(monkeypatch, capsys):
     def fake(self, argv, **kw):
         if argv[1] == "inspect":
             return 0, "true c9 2026-11-22T15:00:00Z", ""
-        if argv[1] == "exec":
-            return 0, "fastrak_gpumem_manager.cu.cc:284] Buffer manager initialization complete.\n", ""
+        if argv[1] == "cp":
+            assert argv[2] == "receive-datapath-manager:/run/health-check"
+            with open(argv[3], "w") as fh:
+                fh.write("fastrak_gpumem_manager.cu.cc:284] Buffer manager initialization complete.\n")
+            return 0, "", ""
         raise AssertionError(argv)
     monkeypatch.setattr(basic.AnsibleModule, "run_command", fake)
     out = run(rxdm_readiness, {"engine": "/usr/bin/docker", "health_check_file": "/run/health-check",
