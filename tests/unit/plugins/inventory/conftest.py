@@ -120,3 +120,8 @@ def config():
 @pytest.fixture
 def fixture_data():
     return standard_fixture
+
+
+@pytest.fixture
+def plugin_factory():
+    return new_plugin

@@ -284,9 +284,8 @@ def test_bad_options(emulator, run_plugin, config, extra, message):
     assert emulator.stats()["api"] == 0
 
 
-def test_verify_file_wants_the_suffix(run_plugin, tmp_path):
-    from conftest import new_plugin
-    plugin = new_plugin()
+def test_verify_file_wants_the_suffix(plugin_factory, tmp_path):
+    plugin = plugin_factory()
     for name, ok in (("a.gce_gpu.yml", True), ("gce_gpu.yaml", True), ("a.gcp.yml", False), ("x.yml", False)):
         path = tmp_path / name
         path.write_text("plugin: gpudirect.gcp.gce_gpu\n")
