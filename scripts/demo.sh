@@ -1,3 +1,91 @@
 #!/usr/bin/env bash
-echo "make demo: the sandbox cluster is not yet available" >&2
-exit 2
+# make demo / make demo-down: the collection's main job on a SANDBOX cluster.
+#   scripts/demo.sh up [NODES] [FAMILY]   (env NODES, FAMILY work too; 2, a3-mega)
+#   scripts/demo.sh down [--images]       remove everything `up` made
+#                                         (--images: the cached images too)
+# It installs nothing: `make deps` does that.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+export PATH="$root/.venv/bin:$PATH"
+export ANSIBLE_CONFIG="$root/ansible.cfg"
+name=demo
+py="$root/.venv/bin/python"
+sandbox=("$py" "$root/tests/sandbox/sandbox.py")
+state="$root/build/sandbox/$name"
+reports="$root/build/demo/reports"
+
+say() { printf '\n=== %s\n' "$*"; }
+
+banner() {
+  cat <<TXT
+=====================================================================
+ SANDBOX DEMO - not Google Cloud.  The nodes are podman containers on
+ this machine shaped like $1 VMs (systemd, SSH, one network per VPC at
+ the VPC MTU).  There are no GPUs and no RDMA devices; RxDM, the NCCL
+ plugin installer and nccl-tests are clearly labelled STAND-INs, and
+ the bandwidth figures are replays of recorded real runs.
+=====================================================================
+TXT
+}
+
+up() {
+  local nodes="${1:-${NODES:-2}}" family="${2:-${FAMILY:-a3-mega}}"
+  if [ ! -x "$py" ]; then
+    echo "demo: $py is missing: run \`make deps\` (or \`make demo\`, which runs it)" >&2
+    exit 1
+  fi
+  if [ ! -f "$root/playbooks/site.yml" ]; then
+    echo "demo: not yet: playbooks/site.yml does not exist in this checkout, so there is nothing to run" >&2
+    exit 2
+  fi
+  banner "$family"
+  "$root/scripts/link-collection.sh"
+  t0=$SECONDS
+  say "sandbox: $nodes x $family (images are built once and cached)"
+  if [ -f "$state/state.json" ]; then
+    "${sandbox[@]}" down --name "$name"
+  fi
+  "${sandbox[@]}" up --name "$name" --family "$family" --nodes "$nodes"
+  "${sandbox[@]}" status --name "$name"
+
+  GCP_COMPUTE_API_ENDPOINT="$(cat "$state/emulator.url")"
+  export GCP_COMPUTE_API_ENDPOINT GPUDIRECT_SANDBOX="$name"
+  say "inventory: the gce_gpu plugin, from the Compute API emulator at $GCP_COMPUTE_API_ENDPOINT"
+  ansible-inventory -i inventories/sandbox/ --graph
+
+  mkdir -p "$reports"
+  say "ansible-playbook playbooks/site.yml -i inventories/sandbox/  (SANDBOX)"
+  rc=0
+  ansible-playbook playbooks/site.yml -i inventories/sandbox/ -e "nccl_tests_report_dir=$reports" || rc=$?
+
+  say "done in $((SECONDS - t0))s on a SANDBOX cluster with stand-ins (exit $rc)"
+  if compgen -G "$reports/*" > /dev/null; then
+    echo "report: $reports"
+    find "$reports" -maxdepth 2 -type f -newer "$state/state.json" | sort | sed 's/^/  /'
+  else
+    echo "report: none written (see the play output above)"
+  fi
+  echo "nodes: ssh -i $state/id_ed25519 root@<ip>   (addresses: tests/sandbox/sandbox.py status --name $name)"
+  echo "remove everything: make demo-down"
+  return "$rc"
+}
+
+down() {
+  local images="${1:-}"
+  if [ -f "$state/state.json" ] || [ -d "$state" ]; then
+    "${sandbox[@]}" down --name "$name"
+  else
+    echo "demo: no sandbox named $name is running"
+  fi
+  rm -rf "$root/build/demo" "$root/.cache/sandbox"/rootfs-*
+  if [ "$images" = "--images" ]; then
+    "${sandbox[@]}" prune-images
+  fi
+}
+
+case "${1:-up}" in
+  up) shift || true; up "$@" ;;
+  down) shift; down "${1:-}" ;;
+  *) echo "usage: $0 up [NODES] [FAMILY] | down [--images]" >&2; exit 2 ;;
+esac

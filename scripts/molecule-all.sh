@@ -1,12 +1,73 @@
 #!/usr/bin/env bash
-# Runs every Molecule scenario under extensions/molecule.
-set -euo pipefail
+# Runs every Molecule scenario under extensions/molecule/ (each one starts its
+# own sandbox cluster, named after the scenario), two at a time by default.
+#   scripts/molecule-all.sh                 all scenarios
+#   scripts/molecule-all.sh rxdm sandbox    only these
+#   MOLECULE_JOBS=1 scripts/molecule-all.sh one at a time
+# Logs: build/molecule/<scenario>.log.  Exits non-zero if any scenario failed.
+set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root/extensions"
-shopt -s nullglob
-scenarios=(molecule/*/molecule.yml)
-if [ "${#scenarios[@]}" -eq 0 ]; then
-  echo "no Molecule scenarios yet"
-  exit 0
+cd "$root" || exit 1
+export PATH="$root/.venv/bin:$PATH"
+export ANSIBLE_CONFIG="$root/ansible.cfg" ANSIBLE_NOCOLOR=1 PY_COLORS=0 NO_COLOR=1
+jobs="${MOLECULE_JOBS:-2}"
+logs="$root/build/molecule"
+mkdir -p "$logs"
+"$root/scripts/link-collection.sh"
+
+if [ "$#" -gt 0 ]; then
+  scenarios=("$@")
+else
+  scenarios=()
+  for f in extensions/molecule/*/molecule.yml; do
+    [ -e "$f" ] || continue
+    d="$(basename "$(dirname "$f")")"
+    case "$d" in _*) continue ;; esac
+    scenarios+=("$d")
+  done
 fi
-molecule test --all
+if [ "${#scenarios[@]}" -eq 0 ]; then
+  echo "no Molecule scenarios found under extensions/molecule/" >&2
+  exit 1
+fi
+for s in "${scenarios[@]}"; do
+  if [ ! -f "extensions/molecule/$s/molecule.yml" ]; then
+    echo "error: no scenario extensions/molecule/$s/molecule.yml" >&2
+    exit 2
+  fi
+done
+
+# Build the node and stand-in images once, before scenarios run side by side.
+echo "molecule: building (or reusing) the sandbox images"
+if ! "$root/.venv/bin/python" tests/sandbox/sandbox.py images > "$logs/_images.log" 2>&1; then
+  tail -5 "$logs/_images.log" >&2
+  echo "molecule: sandbox images could not be built (see $logs/_images.log)" >&2
+  exit 1
+fi
+
+run_one() {
+  local s="$1" t0=$SECONDS rc
+  molecule test -s "$s" > "$logs/$s.log" 2>&1
+  rc=$?
+  echo "$s $rc $((SECONDS - t0))" >> "$logs/_results"
+  if [ "$rc" -eq 0 ]; then status=passed; else status=FAILED; fi
+  printf 'molecule: %-16s %-7s %4ss  (%s)\n' "$s" "$status" "$((SECONDS - t0))" "$logs/$s.log"
+}
+export -f run_one
+export logs
+: > "$logs/_results"
+start=$SECONDS
+echo "molecule: ${#scenarios[@]} scenario(s), $jobs at a time: ${scenarios[*]}"
+printf '%s\n' "${scenarios[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}
+
+failed=0
+while read -r s rc _secs; do
+  if [ "$rc" -ne 0 ]; then
+    failed=$((failed + 1))
+    echo "---- $s failed; last lines of $logs/$s.log:"
+    grep -E 'FAILED|Error|ERROR|fatal:|failed=[1-9]|CRITICAL' "$logs/$s.log" | tail -8
+  fi
+done < "$logs/_results"
+done_count=$(wc -l < "$logs/_results")
+echo "molecule: $((done_count - failed)) passed, $failed failed of ${#scenarios[@]} in $((SECONDS - start))s"
+[ "$failed" -eq 0 ] && [ "$done_count" -eq "${#scenarios[@]}" ]

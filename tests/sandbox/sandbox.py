@@ -8,6 +8,7 @@ no RDMA, and Google's images are replaced by clearly labelled stand-ins.
   sandbox.py restart --name NAME --node HOST      (like a VM reboot)
   sandbox.py status --name NAME [--json]
   sandbox.py images                               (build the images only)
+  sandbox.py prune-images                         (remove cached images and caches)
 
 State lives under build/sandbox/NAME/ (inventory.yml, ssh key, state.json).
 """
@@ -48,6 +49,8 @@ def parse(argv):
     p.add_argument("--name", required=True, type=_name)
     p.add_argument("--json", action="store_true")
     sub.add_parser("images", help="build (or reuse) the node and stand-in images")
+    sub.add_parser("prune-images", help="remove the cached images, registry storage and package cache "
+                                        "(only when no sandbox is running)")
     return ap.parse_args(argv)
 
 
@@ -88,6 +91,9 @@ def main(argv=None):
                 print(json.dumps(st, indent=2))
             else:
                 _print_status(st)
+        elif args.cmd == "prune-images":
+            for line in images.prune():
+                print(line)
         elif args.cmd == "images":
             print(images.node_image())
             for hook in cluster.IMAGE_HOOKS:

@@ -165,3 +165,20 @@ def base_image():
         finally:
             shutil.rmtree(work, ignore_errors=True)
     return ref
+
+
+def prune():
+    """Remove every image the sandbox built, the registry storage and the package cache."""
+    running = common.sandbox_names()
+    if running:
+        raise common.SandboxError("sandboxes still running (%s): run `down` first" % ", ".join(running))
+    refs = common.podman("images", "--filter", "label=%s" % common.LABEL, "--format",
+                         "{{.Repository}}:{{.Tag}}").stdout.decode().split()
+    if refs:
+        common.podman("rmi", "-f", *sorted(set(refs)), check=False)
+    out = ["removed image %s" % r for r in sorted(set(refs))]
+    for path in (os.path.join(common.CACHE_ROOT, "registry"), os.path.join(common.CACHE_ROOT, "debs")):
+        if os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+            out.append("removed %s" % path)
+    return out

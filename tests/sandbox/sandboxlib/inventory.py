@@ -3,7 +3,7 @@
 import json
 import os
 
-from . import layout
+from . import common, layout
 
 
 def _group(value):
@@ -66,13 +66,26 @@ def host_vars(plan, node, key_file, accelerator):
     }
 
 
+STANDIN_VARS = os.path.join(common.ROOT, "inventories", "sandbox", "group_vars", "all", "standins.yml")
+
+
+def standin_vars():
+    """The sandbox's stand-in settings (one file, shared with inventories/sandbox/)."""
+    try:
+        import yaml
+        with open(STANDIN_VARS) as fh:
+            return yaml.safe_load(fh) or {}
+    except (ImportError, OSError):
+        return {}
+
+
 def render(plan, key_file):
     gpu = layout.family_profile(plan["family"])["gpu"]
     accel = {"type": gpu["model"], "count": gpu["count"]}
     hosts = dict((n["name"], host_vars(plan, n, key_file, accel)) for n in plan["nodes"])
     names = dict((n, {}) for n in hosts)
     groups = {
-        "gpu_nodes": {"hosts": hosts},
+        "gpu_nodes": {"hosts": hosts, "vars": standin_vars()},
         "family_%s" % _group(plan["family"]): {"hosts": dict(names)},
         "transport_%s" % _group(plan["transport"]): {"hosts": dict(names)},
         "zone_%s" % _group(plan["zone"]): {"hosts": dict(names)},

@@ -120,13 +120,3 @@ def publish():
         common.log("pushed %d stand-in image name(s) to %s" % (len(done), addr))
     return specs
 
-
-def prune_local(keep_base=True):
-    """Remove the locally built stand-in images (the registry keeps its copies)."""
-    refs = common.podman("images", "--filter", "label=%s=standin" % common.LABEL, "--format",
-                         "{{.Repository}}:{{.Tag}}").stdout.decode().split()
-    if not keep_base:
-        refs.append("%s:%s" % (images.BASE_IMAGE, images.BASE_TAG))
-    if refs:
-        common.podman("rmi", "-f", *refs, check=False)
-    return refs

@@ -1,0 +1,107 @@
+"""The sandbox behaves like A3 Mega nodes wherever a container can."""
+
+import os
+import subprocess
+import sys
+
+import testinfra
+import yaml
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+NAME = os.environ.get("MOLECULE_SCENARIO_NAME", "sandbox").replace("_", "-")
+STATE = os.path.join(ROOT, "build", "sandbox", NAME)
+INVENTORY = os.path.join(STATE, "inventory.yml")
+REAL_IMAGE = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.23"
+
+testinfra_hosts = ["ansible://gpu_nodes"]
+
+
+def _inventory():
+    with open(INVENTORY) as fh:
+        return yaml.safe_load(fh)["all"]["children"]["gpu_nodes"]["hosts"]
+
+
+def _node(index):
+    name = "%s-node%d" % (NAME, index)
+    return name, _inventory()[name], testinfra.get_host("ansible://%s" % name, ansible_inventory=INVENTORY)
+
+
+def _mtu(host, iface):
+    return int(host.file("/sys/class/net/%s/mtu" % iface).content_string.strip())
+
+
+def _set_mtu(host, count, mtu):
+    for index in range(1, count):
+        host.run_test("ip link set dev eth%d mtu %d" % (index, mtu))
+
+
+def test_systemd_is_pid1_and_running(host):
+    assert host.check_output("ps -o comm= -p 1") == "systemd"
+    assert host.run("systemctl is-system-running").stdout.strip() == "running"
+
+
+def test_gpu_nics_start_at_guest_default_mtu(host):
+    hvars = _inventory()[host.backend.get_hostname()]
+    assert len(hvars["gpu_nics"]) == 8
+    assert _mtu(host, "eth0") == hvars["gce_nics"][0]["mtu"] == 8244
+    for index in range(1, len(hvars["gce_nics"])):
+        assert _mtu(host, "eth%d" % index) == 1460, "eth%d" % index
+
+
+def test_nested_docker_pulls_standin_under_real_name(host):
+    pull = host.run("docker pull %s" % REAL_IMAGE)
+    assert pull.rc == 0, pull.stderr
+    out = host.run("docker run --rm --entrypoint /bin/cat %s /etc/gpudirect-standin" % REAL_IMAGE)
+    assert out.rc == 0, out.stderr
+    assert "STAND-IN" in out.stdout
+
+
+def test_unknown_image_is_not_found(host):
+    assert host.run("docker pull us-docker.pkg.dev/gce-ai-infra/no-such-image:v0").rc != 0
+
+
+def test_gpu_networks_carry_the_vpc_mtu():
+    """Full-size unfragmented pings cross every GPU network only once both ends are raised."""
+    _, vars0, node0 = _node(0)
+    _, vars1, node1 = _node(1)
+    count = len(vars0["gce_nics"])
+    mtu = vars0["gce_nics"][1]["mtu"]
+    payload = mtu - 28
+    try:
+        for index in range(1, count):
+            target = vars1["gce_nics"][index]["ip"]
+            too_big = node0.run("ping -c 1 -W 2 -M do -s %d -I eth%d %s" % (payload, index, target))
+            assert too_big.rc != 0, "eth%d sent %d bytes unfragmented at MTU 1460" % (index, payload)
+            assert "message too long" in (too_big.stderr + too_big.stdout).lower()
+        _set_mtu(node0, count, mtu)
+        _set_mtu(node1, count, mtu)
+        for index in range(1, count):
+            target = vars1["gce_nics"][index]["ip"]
+            ok = node0.run("ping -c 1 -W 2 -M do -s %d -I eth%d %s" % (payload, index, target))
+            assert ok.rc == 0, "eth%d: %s" % (index, ok.stdout + ok.stderr)
+    finally:
+        _set_mtu(node0, count, 1460)
+        _set_mtu(node1, count, 1460)
+
+
+def test_restart_keeps_addresses_and_only_persisted_mtu():
+    """A restart is a reboot: same addresses and MACs, GPU NICs back at 1460 unless configured."""
+    name, hvars, node = _node(1)
+    mtu = hvars["gce_nics"][1]["mtu"]
+    before = node.check_output("ip -br address show eth1")
+    node.run_test("printf '[Match]\\nName=eth1\\n\\n[Link]\\nMTUBytes=%d\\n\\n[Network]\\nKeepConfiguration=yes\\n' "
+                  "> /etc/systemd/network/50-sandbox-test.network" % mtu)
+    node.run_test("ip link set dev eth2 mtu %d" % mtu)  # not persisted: must not survive
+    try:
+        subprocess.run([sys.executable, os.path.join(ROOT, "tests", "sandbox", "sandbox.py"), "restart",
+                        "--name", NAME, "--node", name], check=True, timeout=240)
+        after = node.check_output("ip -br address show eth1")
+        assert before.split()[2:] == after.split()[2:]
+        for nic in hvars["gce_nics"]:
+            iface = "eth" + nic["name"][3:]
+            assert node.file("/sys/class/net/%s/address" % iface).content_string.strip() == nic["mac"]
+        assert _mtu(node, "eth1") == mtu
+        assert _mtu(node, "eth2") == 1460
+        assert node.run("systemctl is-system-running").stdout.strip() == "running"
+    finally:
+        node.run("rm -f /etc/systemd/network/50-sandbox-test.network")
