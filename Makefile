@@ -62,7 +62,7 @@ demo-down: venv
 	@scripts/demo.sh down
 
 bench: deps
-	@scripts/run-benchmarks.sh
+	@benchmarks/inventory/run.sh
 
 clean:
 	rm -rf build .cache tests/output
