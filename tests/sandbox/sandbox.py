@@ -1,7 +1,8 @@
-#!/usr/bin/env python3
 """A3/A4-shaped sandbox cluster on one machine: podman nodes with systemd,
 one network per VPC at the family's MTU, real SSH.  It is a SANDBOX: no GPU,
 no RDMA, and Google's images are replaced by clearly labelled stand-ins.
+
+Run it with Python 3 as root: python3 tests/sandbox/sandbox.py COMMAND ...
 
   sandbox.py up --name NAME [--family a3-mega] [--nodes 2]
   sandbox.py down --name NAME | --all

@@ -165,8 +165,8 @@ def down(name):
     ids = common.podman("ps", "-aq", "--filter", "label=%s" % _label(name)).stdout.decode().split()
     if ids:
         common.podman("rm", "-f", "-t", "0", *ids)
-    nets = [n["name"] for n in common.podman_json("network", "ls", "--filter", "label=%s" % _label(name),
-                                                    "--format", "json")]
+    nets = [n["name"] for n in common.podman_json(
+        "network", "ls", "--filter", "label=%s" % _label(name), "--format", "json")]
     if nets:
         common.podman("network", "rm", "-f", *nets)
     shutil.rmtree(common.state_dir(name), ignore_errors=True)

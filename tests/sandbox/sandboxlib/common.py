@@ -42,7 +42,7 @@ def env():
 def run(argv, check=True, capture=True, input_data=None, what=None, timeout=None):
     """Run an argument list; raise SandboxError with the command's last words on failure."""
     try:
-        proc = subprocess.run(argv, env=env(), input=input_data, timeout=timeout,
+        proc = subprocess.run(argv, env=env(), input=input_data, timeout=timeout, check=False,
                               stdout=subprocess.PIPE if capture else None,
                               stderr=subprocess.PIPE if capture else None)
     except FileNotFoundError:

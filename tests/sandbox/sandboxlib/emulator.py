@@ -143,7 +143,7 @@ def stop(name):
     pid = _alive(p["pid"])
     if pid:
         os.kill(pid, signal.SIGTERM)
-        for _ in range(50):
+        for _attempt in range(50):
             if not os.path.exists("/proc/%d" % pid):
                 break
             time.sleep(0.1)

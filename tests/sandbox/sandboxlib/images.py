@@ -13,6 +13,8 @@ import tempfile
 
 from . import common
 
+# Bump when the build steps below change in a way that changes the images.
+RECIPE_VERSION = "3"
 SUITE = "bookworm"
 MIRROR = os.environ.get("GPUDIRECT_SANDBOX_MIRROR", "http://deb.debian.org/debian")
 
@@ -25,7 +27,11 @@ NODE_PACKAGES = [
     "iputils-ping", "kmod", "openmpi-bin", "podman", "runc", "netavark", "sudo",
     "ca-certificates", "procps",
 ]
-NODE_SERVICES = ["gpudirect-sandbox-sysfs-ro.service", "gpudirect-sandbox-guest-mtu.service", "systemd-networkd.service", "ssh.service"]
+NODE_SERVICES = ["gpudirect-sandbox-sysfs-ro.service", "gpudirect-sandbox-guest-mtu.service",
+                 "systemd-networkd.service", "ssh.service"]
+# a container has no console to log in on; the rest only slow boot down
+NODE_MASKED = ["getty@tty1.service", "console-getty.service", "systemd-timesyncd.service", "apt-daily.timer",
+               "apt-daily-upgrade.timer", "e2scrub_reap.service"]
 
 BASE_IMAGE = "localhost/gpudirect-standin-base"
 BASE_TAG = "latest"
@@ -44,11 +50,9 @@ def _hash_tree(digest, top):
                 digest.update(fh.read())
 
 
-def recipe_hash(packages, files_dir=None):
+def recipe_hash(packages, files_dir=None, extra=()):
     digest = hashlib.sha256()
-    digest.update(("%s %s %s\n" % (SUITE, MIRROR, ",".join(packages))).encode())
-    with open(os.path.abspath(__file__), "rb") as fh:
-        digest.update(fh.read())
+    digest.update(("%s %s %s %s %s\n" % (RECIPE_VERSION, SUITE, MIRROR, ",".join(packages), ",".join(extra))).encode())
     if files_dir:
         _hash_tree(digest, files_dir)
     return digest.hexdigest()[:16]
@@ -102,7 +106,7 @@ def _import(root, ref, changes, labels):
         argv += ["--change", "LABEL %s=%s" % (key, value)]
     argv += ["-", ref]
     tar = subprocess.Popen(["tar", "-C", root, "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
-    imp = subprocess.run(argv, stdin=tar.stdout, env=common.env(), stdout=subprocess.DEVNULL,
+    imp = subprocess.run(argv, stdin=tar.stdout, env=common.env(), stdout=subprocess.DEVNULL, check=False,
                          stderr=subprocess.PIPE)
     tar.stdout.close()
     if tar.wait() != 0 or imp.returncode != 0:
@@ -117,7 +121,7 @@ def _workdir():
 
 def node_image():
     """Build (or reuse) the node image; return its reference."""
-    tag = recipe_hash(NODE_PACKAGES, NODE_FILES)
+    tag = recipe_hash(NODE_PACKAGES, NODE_FILES, NODE_SERVICES + NODE_MASKED)
     ref = "%s:%s" % (NODE_IMAGE, tag)
     with common.locked("image-build"):
         if image_exists(ref):
@@ -131,10 +135,7 @@ def node_image():
             common.run(["cp", "-r", "--preserve=mode", NODE_FILES + "/.", root + "/"],
                        what="copy node files")
             _chroot(root, "systemctl", "enable", *NODE_SERVICES)
-            # a container has no console to log in on; these only slow boot down
-            _chroot(root, "systemctl", "mask", "getty@tty1.service", "console-getty.service",
-                    "systemd-timesyncd.service", "apt-daily.timer", "apt-daily-upgrade.timer",
-                    "e2scrub_reap.service")
+            _chroot(root, "systemctl", "mask", *NODE_MASKED)
             _trim(root)
             _import(root, ref, ['CMD ["/sbin/init"]', "STOPSIGNAL SIGRTMIN+3"],
                     {common.LABEL: "node", "io.gpudirect.recipe": tag})

@@ -104,7 +104,7 @@ def stop(directory):
     pid = _alive(pid_file)
     if pid:
         os.kill(pid, signal.SIGTERM)
-        for _ in range(50):
+        for _attempt in range(50):
             if not os.path.exists("/proc/%d" % pid):
                 break
             time.sleep(0.1)

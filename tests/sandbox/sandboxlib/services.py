@@ -37,5 +37,5 @@ def _images():
 cluster.AFTER_UP.append(_after_up)
 cluster.BEFORE_DOWN.append(_before_down)
 cluster.AFTER_DOWN_ALL.append(_after_down_all)
-cluster.IMAGE_HOOKS.append(lambda: registry.start_host())
+cluster.IMAGE_HOOKS.append(registry.start_host)
 cluster.IMAGE_HOOKS.append(_images)

@@ -119,4 +119,3 @@ def publish():
     if done:
         common.log("pushed %d stand-in image name(s) to %s" % (len(done), addr))
     return specs
-

@@ -62,8 +62,8 @@ def test_unknown_image_is_not_found(host):
 
 def test_gpu_networks_carry_the_vpc_mtu():
     """Full-size unfragmented pings cross every GPU network only once both ends are raised."""
-    _, vars0, node0 = _node(0)
-    _, vars1, node1 = _node(1)
+    vars0, node0 = _node(0)[1:]
+    vars1, node1 = _node(1)[1:]
     count = len(vars0["gce_nics"])
     mtu = vars0["gce_nics"][1]["mtu"]
     payload = mtu - 28
