@@ -112,4 +112,3 @@ def check_env(env, iface_vars, binding_vars, interfaces, plugin_lib_dir, plugin_
         if is_file_var(key) and value and not path_exists(value):
             problems.append("%s names %s, which does not exist on this node" % (key, env[key]))
     return problems
-

@@ -11,7 +11,8 @@ DOCUMENTATION = r"""
 module: container_engine_info
 short_description: Find the node's container engine (docker or podman)
 version_added: 1.0.0
-author: gpudirect.gcp contributors
+author:
+  - gpudirect.gcp contributors (@gpudirect)
 description:
   - Looks for C(docker), then C(podman) (or only the one asked for) in the node's PATH and reports its path,
     whether it is podman (also when C(docker) is podman's compatibility command) and the systemd unit a
@@ -23,11 +24,9 @@ options:
     type: str
     choices: [auto, docker, podman]
     default: auto
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+  - gpudirect.gcp.attributes.READ_ONLY
 """
 
 EXAMPLES = r"""

@@ -11,7 +11,8 @@ DOCUMENTATION = r"""
 module: nccl_env_check
 short_description: Check an NCCL environment against the node before it is written
 version_added: 1.0.0
-author: gpudirect.gcp contributors
+author:
+  - gpudirect.gcp contributors (@gpudirect)
 description:
   - Fails, one line per problem, when an interface a variable names does not exist on the node, when
     C(LD_LIBRARY_PATH) does not start with the installed plugin's directory (or it lacks the plugin library),
@@ -56,11 +57,9 @@ options:
     description: Directory listing the node's interfaces.
     type: path
     default: /sys/class/net
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+  - gpudirect.gcp.attributes.READ_ONLY
 """
 
 EXAMPLES = r"""

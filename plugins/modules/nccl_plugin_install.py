@@ -11,7 +11,8 @@ DOCUMENTATION = r"""
 module: nccl_plugin_install
 short_description: Install a GPUDirect NCCL net plugin from its installer image, once per version
 version_added: 1.0.0
-author: gpudirect.gcp contributors
+author:
+  - gpudirect.gcp contributors (@gpudirect)
 description:
   - Pulls the plugin installer image (pinned tag, optionally pinned digest) with the node's container engine,
     runs C(<engine> run --rm --name nccl-installer --network=host -v HOST:CONTAINER IMAGE INSTALL_ARGS),
@@ -64,13 +65,19 @@ options:
     description: Run the installer even when the record says this version is installed.
     type: bool
     default: false
+notes:
+  - Commands are run as argument lists, never through a shell.
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
 attributes:
   check_mode:
     support: full
+    details: Reports whether the installer would run, with a diff of the record; runs nothing.
   diff_mode:
     support: full
-notes:
-  - Commands are run as argument lists, never through a shell.
+    details: The diff is the installed-version record before and after.
+  idempotent:
+    support: full
 """
 
 EXAMPLES = r"""

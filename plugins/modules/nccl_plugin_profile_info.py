@@ -11,7 +11,8 @@ DOCUMENTATION = r"""
 module: nccl_plugin_profile_info
 short_description: Read the NCCL settings a plugin installer wrote (nccl-env-profile.sh)
 version_added: 1.0.0
-author: gpudirect.gcp contributors
+author:
+  - gpudirect.gcp contributors (@gpudirect)
 description:
   - Reads the C(export KEY=VALUE) lines of a plugin's shell profile, such as the TCPXO installer's
     C(nccl-env-profile.sh), resolving C($NCCL_LIB_DIR) to O(lib_dir) the way Google's scripts source it
@@ -25,11 +26,9 @@ options:
   lib_dir:
     description: Value for C(NCCL_LIB_DIR) references in the profile.
     type: path
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+  - gpudirect.gcp.attributes.READ_ONLY
 """
 
 EXAMPLES = r"""

@@ -11,7 +11,8 @@ DOCUMENTATION = r"""
 module: rxdm_readiness
 short_description: Wait until the Receive Datapath Manager (RxDM) container is ready
 version_added: 1.0.0
-author: gpudirect.gcp contributors
+author:
+  - gpudirect.gcp contributors (@gpudirect)
 description:
   - Polls the running RxDM container for its readiness signal - the health-check file RxDM writes when
     C(HEALTH_CHECK_LOG_FILE) is set (copied out of the running container with C(<engine> cp), so a file from an
@@ -54,11 +55,9 @@ options:
     description: How many log lines to show on failure.
     type: int
     default: 20
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+  - gpudirect.gcp.attributes.READ_ONLY
 """
 
 EXAMPLES = r"""

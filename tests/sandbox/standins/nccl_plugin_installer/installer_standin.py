@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """STAND-IN for Google's TCPXO NCCL plugin installer image, sandbox only.
 
 `install [--install-nccl]` writes, into the host's /var/lib (mounted with

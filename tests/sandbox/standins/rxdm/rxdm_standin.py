@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """STAND-IN for Google's Receive Datapath Manager (tcpgpudmarxd), sandbox only.
 
 It cannot move GPU memory; it checks what the real RxDM needs from the way its

@@ -10,7 +10,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils import container_eng
 
 
 def finder(paths, versions):
-    return (lambda name: paths.get(name)), (lambda argv: (0, versions[argv[0]], ""))
+    return paths.get, (lambda argv: (0, versions[argv[0]], ""))
 
 
 def test_docker_preferred_and_daemon_unit():
