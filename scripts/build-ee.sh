@@ -96,9 +96,17 @@ def find(n):
             if r: return r
 print(find(d) or '')" "$inv")
 printf '{"ANSIBLE_HOST_KEY_CHECKING": "False", "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_NOCOLOR": "1"}\n' > "$pdd/env/envvars"
-if [ -n "$extravars" ]; then
-  cp "$extravars" "$pdd/env/extravars"
-fi
+# NCCL reports go to the private data dir (as the AWX job templates set it);
+# the caller's extra variables are added to that
+python3 - "$pdd/env/extravars" "$extravars" <<'PY'
+import sys, yaml
+out = {"nccl_tests_report_dir": "/runner/artifacts/nccl-reports"}
+if sys.argv[2]:
+    with open(sys.argv[2]) as fh:
+        out.update(yaml.safe_load(fh) or {})
+with open(sys.argv[1], "w") as fh:
+    yaml.safe_dump(out, fh)
+PY
 set +e
 podman run --rm --network host -v "$pdd:/runner:Z" ${key:+-v "$key:$key:ro"} --user root "$EE_IMAGE" \
   ansible-runner run /runner -p "$playbook"
