@@ -78,7 +78,7 @@ down() {
   else
     echo "demo: no sandbox named $name is running"
   fi
-  rm -rf "$root/build/demo" "$root/.cache/sandbox"/rootfs-*
+  rm -rf "$root/build/demo"
   if [ "$images" = "--images" ]; then
     "${sandbox[@]}" prune-images
   fi

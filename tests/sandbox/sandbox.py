@@ -83,6 +83,8 @@ def main(argv=None):
                 print("sandbox %s removed (%d containers, %d networks)" % (name, res["containers"], res["networks"]))
             for hook in cluster.AFTER_DOWN_ALL:
                 hook(args.all)
+            for entry in images.clean_leftovers():
+                print("removed image-build leftover %s" % entry)
         elif args.cmd == "restart":
             node = cluster.restart(args.name, args.node)
             print("%s restarted (%s)" % (node["name"], node["nics"][0]["ip"]))

@@ -183,3 +183,24 @@ def prune():
             shutil.rmtree(path, ignore_errors=True)
             out.append("removed %s" % path)
     return out
+
+
+def clean_leftovers():
+    """Remove build folders a killed build left behind (skipped while a build runs)."""
+    import fcntl
+    os.makedirs(common.STATE_ROOT, exist_ok=True)
+    removed = []
+    with open(os.path.join(common.STATE_ROOT, ".image-build.lock"), "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return removed
+        try:
+            if os.path.isdir(common.CACHE_ROOT):
+                for entry in os.listdir(common.CACHE_ROOT):
+                    if entry.startswith("rootfs-"):
+                        shutil.rmtree(os.path.join(common.CACHE_ROOT, entry), ignore_errors=True)
+                        removed.append(entry)
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    return removed

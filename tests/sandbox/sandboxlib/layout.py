@@ -73,6 +73,12 @@ def used_slots():
                 continue
             if cidr.version == 4 and cidr.subnet_of(TEN):
                 used.add(cidr.network_address.packed[1])
+    # subnets still routed on the host (a bridge podman has not removed yet)
+    routes = common.run(["ip", "-4", "route", "show"], check=False).stdout.decode().split("\n")
+    for line in routes:
+        first = line.split(" ", 1)[0]
+        if first.startswith("10.") and "/" in first:
+            used.add(int(first.split(".")[1]))
     for other in common.sandbox_names():
         st = common.load_state(other)
         if st and "slot" in st:
