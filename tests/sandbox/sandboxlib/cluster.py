@@ -77,6 +77,24 @@ def _seed_files(plan, node):
         os.chmod(os.path.join(ssh, "authorized_keys"), 0o600)
         # "DIR/." copies the contents into the existing /root/.ssh
         common.podman("cp", ssh + "/.", "%s:/root/.ssh" % node["name"])
+        # What a GPU VM with its driver has and a sandbox node lacks, as labelled
+        # stand-ins: the driver library directory RxDM mounts, a plain file for
+        # /dev/dmabuf_import_helper (mapped by rxdm_volume_sources in
+        # inventories/sandbox/group_vars/all/standins.yml), and the network name
+        # the family's NCCL plugin reports, for the stand-in *_perf programs.
+        root = os.path.join(tmp, "root")
+        net_name = layout.family_profile(plan["family"])["plugin"]["net_name"]
+        for rel, text in (
+                ("var/lib/nvidia/lib64/STAND-IN.txt",
+                 "STAND-IN: the sandbox has no NVIDIA driver; this directory only exists so RxDM can mount it\n"),
+                ("var/lib/gpudirect-standin/dmabuf_import_helper",
+                 "STAND-IN for /dev/dmabuf_import_helper: a plain file, not the import-helper device\n"),
+                ("etc/nccl-standin/net_name", "%s\n" % net_name)):
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as fh:
+                fh.write(text)
+        common.podman("cp", root + "/.", "%s:/" % node["name"])
         if os.path.isdir(NCCL_TESTS_BIN):
             opt = os.path.join(tmp, "opt")
             shutil.copytree(NCCL_TESTS_BIN, os.path.join(opt, NCCL_TESTS_DEST.split("/opt/", 1)[1]))
