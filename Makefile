@@ -13,13 +13,14 @@ FAMILY ?= a3-mega
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build docs bench clean
+.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY))"
 	@echo "make demo-down  remove everything the sandbox made"
 	@echo "make test       lint, sanity, unit, integration and Molecule tests"
 	@echo "make bench      inventory benchmark (prints figures and ratios)"
+	@echo "make ee         build the AWX execution environment image locally"
 
 system-deps:
 	@scripts/install-system-deps.sh
@@ -60,6 +61,9 @@ demo: deps
 
 demo-down: venv
 	@scripts/demo.sh down
+
+ee: deps
+	@scripts/build-ee.sh
 
 bench: deps
 	@benchmarks/inventory/run.sh
