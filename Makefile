@@ -17,7 +17,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY))"
-	@echo "make demo-down  remove everything the sandbox made"
+	@echo "make demo-down  remove everything the sandbox made (IMAGES=1: the cached images too)"
 	@echo "make test       lint, sanity, unit, integration and Molecule tests"
 	@echo "make bench      inventory benchmark (prints figures and ratios)"
 	@echo "make ee         build the AWX execution environment image locally"
@@ -60,7 +60,7 @@ demo: deps
 	@scripts/demo.sh up $(NODES) $(FAMILY)
 
 demo-down: venv
-	@scripts/demo.sh down
+	@scripts/demo.sh down $(if $(IMAGES),--images)
 
 ee: deps
 	@scripts/build-ee.sh
