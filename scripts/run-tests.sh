@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # stage_* functions are called by name (stage_$s)
 # The whole test suite, stage by stage.  `make test` runs every stage;
 # `scripts/run-tests.sh <stage>...` runs some.  Every stage runs even when an
 # earlier one failed, and the script exits non-zero if any did.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 export PATH="$root/.venv/bin:$PATH"
 export ANSIBLE_CONFIG="$root/ansible.cfg"
 export ANSIBLE_NOCOLOR=1 PY_COLORS=0

@@ -242,6 +242,7 @@ EXAMPLES = r"""
 plugin: gpudirect.gcp.gce_gpu
 projects: [ml-training-prod]
 
+---
 # Service account key, two projects, only two zones, hostnames from a label
 plugin: gpudirect.gcp.gce_gpu
 projects: [ml-a, ml-b]
@@ -257,6 +258,7 @@ keyed_groups:
   - key: gce_labels.pool
     prefix: pool
 
+---
 # Cache for an hour (a --flush-cache run refreshes it)
 plugin: gpudirect.gcp.gce_gpu
 projects: [ml-training-prod]

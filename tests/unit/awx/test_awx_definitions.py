@@ -59,12 +59,10 @@ def _walk(node, key):
             if k == key:
                 yield v
             else:
-                for found in _walk(v, key):
-                    yield found
+                yield from _walk(v, key)
     elif isinstance(node, list):
         for item in node:
-            for found in _walk(item, key):
-                yield found
+            yield from _walk(item, key)
 
 
 def definition_files():
