@@ -3,8 +3,10 @@
 import fcntl
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import contextlib
 
 SANDBOX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,6 +56,14 @@ def run(argv, check=True, capture=True, input_data=None, what=None, timeout=None
         last = err[-1] if err else "exit %d" % proc.returncode
         raise SandboxError("%s failed: %s" % (what or " ".join(argv[:3]), last))
     return proc
+
+
+def terminate(pid, wait_s=5.0):
+    """SIGTERM a process this sandbox started and wait until it is gone."""
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait_s
+    while os.path.exists("/proc/%d" % pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def podman(*args, **kwargs):

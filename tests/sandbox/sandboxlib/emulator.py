@@ -142,11 +142,7 @@ def stop(name):
     p = _paths(name)
     pid = _alive(p["pid"])
     if pid:
-        os.kill(pid, signal.SIGTERM)
-        for _attempt in range(50):
-            if not os.path.exists("/proc/%d" % pid):
-                break
-            time.sleep(0.1)
+        common.terminate(pid)
     for key in ("pid", "url"):
         if os.path.exists(p[key]):
             os.unlink(p[key])

@@ -103,11 +103,7 @@ def stop(directory):
     pid_file = os.path.join(directory, "registry.pid")
     pid = _alive(pid_file)
     if pid:
-        os.kill(pid, signal.SIGTERM)
-        for _attempt in range(50):
-            if not os.path.exists("/proc/%d" % pid):
-                break
-            time.sleep(0.1)
+        common.terminate(pid)
     if os.path.exists(pid_file):
         os.unlink(pid_file)
     return bool(pid)

@@ -11,18 +11,10 @@ import os
 
 import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.modules import gpu_nic_ready
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nic_sysfs import FakeSys
-
-
-@pytest.fixture(autouse=True)
-def own_warnings(monkeypatch):
-    """Module warnings are process-global; keep this test's to itself."""
-    monkeypatch.setattr(ansible_warnings, "_global_warnings", {})
-    monkeypatch.setattr(ansible_warnings, "_global_deprecations", {})
 
 
 @pytest.fixture
