@@ -8,7 +8,6 @@ build/sandbox/NAME/gce_gpu.yml, a gpudirect.gcp.gce_gpu plugin config for it.
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time

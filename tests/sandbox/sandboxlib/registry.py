@@ -7,7 +7,6 @@ one storage directory under .cache/, so pushed stand-ins survive `down`.
 """
 
 import os
-import signal
 import subprocess
 import time
 import urllib.error
