@@ -119,6 +119,23 @@ def _workdir():
     return tempfile.mkdtemp(prefix="rootfs-", dir=common.CACHE_ROOT)
 
 
+def _build_rootfs_image(ref, packages, files_dir, kind, tag, config, customise=None):
+    """debootstrap a Debian root, lay files_dir over it, trim it and import it as ref."""
+    work = _workdir()
+    root = os.path.join(work, "root")
+    try:
+        _debootstrap(root, packages)
+        if os.path.isdir(files_dir):
+            common.run(["cp", "-r", "--preserve=mode", files_dir + "/.", root + "/"],
+                       what="copy %s files" % kind)
+        if customise:
+            customise(root)
+        _trim(root)
+        _import(root, ref, config, {common.LABEL: kind, "io.gpudirect.recipe": tag})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def node_image():
     """Build (or reuse) the node image; return its reference."""
     tag = recipe_hash(NODE_PACKAGES, NODE_FILES, NODE_SERVICES + NODE_MASKED)
@@ -127,20 +144,13 @@ def node_image():
         if image_exists(ref):
             return ref
         common.log("building node image %s (only when its recipe changes)" % ref)
-        work = _workdir()
-        root = os.path.join(work, "root")
-        try:
-            _debootstrap(root, NODE_PACKAGES)
-            # the recipe's files, copied over the Debian root
-            common.run(["cp", "-r", "--preserve=mode", NODE_FILES + "/.", root + "/"],
-                       what="copy node files")
+
+        def enable_units(root):
             _chroot(root, "systemctl", "enable", *NODE_SERVICES)
             _chroot(root, "systemctl", "mask", *NODE_MASKED)
-            _trim(root)
-            _import(root, ref, ['CMD ["/sbin/init"]', "STOPSIGNAL SIGRTMIN+3"],
-                    {common.LABEL: "node", "io.gpudirect.recipe": tag})
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+
+        _build_rootfs_image(ref, NODE_PACKAGES, NODE_FILES, "node", tag,
+                            ['CMD ["/sbin/init"]', "STOPSIGNAL SIGRTMIN+3"], customise=enable_units)
         common.podman("tag", ref, "%s:latest" % NODE_IMAGE)
     return ref
 
@@ -153,18 +163,8 @@ def base_image():
         if image_exists(ref) and image_label(ref, "io.gpudirect.recipe") == tag:
             return ref
         common.log("building stand-in base image %s" % ref)
-        work = _workdir()
-        root = os.path.join(work, "root")
-        try:
-            _debootstrap(root, BASE_PACKAGES)
-            extra = os.path.join(common.SANDBOX_DIR, "standins", "base", "rootfs")
-            if os.path.isdir(extra):
-                common.run(["cp", "-r", "--preserve=mode", extra + "/.", root + "/"],
-                           what="copy base files")
-            _trim(root)
-            _import(root, ref, ['CMD ["/bin/sh"]'], {common.LABEL: "standin-base", "io.gpudirect.recipe": tag})
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        _build_rootfs_image(ref, BASE_PACKAGES, os.path.join(common.SANDBOX_DIR, "standins", "base", "rootfs"),
+                            "standin-base", tag, ['CMD ["/bin/sh"]'])
     return ref
 
 
