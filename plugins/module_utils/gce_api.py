@@ -43,6 +43,9 @@ DEFAULT_IAM_ENDPOINT = "https://iamcredentials.googleapis.com"
 DEFAULT_SCOPES = ["https://www.googleapis.com/auth/compute.readonly"]
 AUTH_KINDS = ("application", "serviceaccount", "accesstoken")
 RETRY_STATUSES = (429, 500, 502, 503, 504)
+# Google APIs compress a response only when the client accepts gzip and its user
+# agent contains "gzip"; a 2,500-VM listing shrinks about tenfold on the wire.
+USER_AGENT = "gpudirect.gcp-gce_gpu (gzip)"
 PAGE_SIZE = 500
 # Backoff: the first retry waits up to BACKOFF_BASE s, doubling up to BACKOFF_MAX.
 BACKOFF_BASE = 0.5
@@ -193,6 +196,7 @@ class ComputeClient(object):
         self._libs = libs = _libs()
         # No silent refresh-and-retry on 401: a rejected token is reported as such.
         self.session = libs["AuthorizedSession"](credentials, refresh_status_codes=())
+        self.session.headers.update({"User-Agent": USER_AGENT, "Accept-Encoding": "gzip"})
         # One pool sized for the thread pool so parallel calls reuse connections.
         adapter = libs["requests"].adapters.HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size)
         self.session.mount("https://", adapter)

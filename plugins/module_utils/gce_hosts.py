@@ -64,17 +64,20 @@ def _nic(index, raw, mtus):
             public_ip = cfg["natIP"]
             break
     network = raw.get("network")
-    return {
+    nic = {
         "name": raw.get("name") or "nic%d" % index,
         "nic_type": raw.get("nicType"),
         "network": last_segment(network),
         "subnetwork": subnetwork_name(raw.get("subnetwork")),
         "ip": raw.get("networkIP"),
         "public_ip": public_ip,
-        # instances.get has no MAC field today; keep the key so plays can rely on it
-        "mac": raw.get("macAddress"),
         "mtu": mtus.get(network) if network in mtus else None,
     }
+    # Instance resources rarely carry a MAC; an always-null key would only add
+    # thousands of values to a large inventory (consumers read it with .get / default).
+    if raw.get("macAddress"):
+        nic["mac"] = raw["macAddress"]
+    return nic
 
 
 def _topology(resource_status):

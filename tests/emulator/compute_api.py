@@ -36,9 +36,11 @@ from __future__ import absolute_import, division, print_function
 import argparse
 import base64
 import copy
+import gzip
 import json
 import os
 import re
+import socket
 import ssl
 import sys
 import threading
@@ -51,7 +53,7 @@ SELF_LINK_BASE = "https://www.googleapis.com/compute/v1/"
 
 # Fault switches (all optional):
 FAULTS = {
-    "latency_ms": "sleep this long before answering every request",
+    "latency_ms": "every request takes this long to answer (the emulator's own work counts towards it)",
     "fail_first": "{count, status (429|500|502|503|504), retry_after}: the first COUNT API requests fail",
     "reset_first": "close the connection without an answer for the first N API requests",
     "unauthorized": "true: every API request answers 401",
@@ -338,12 +340,16 @@ class State(object):
         self.page_size = int(page_size or fixture.get("page_size") or 500)
         self.faults = dict(fixture.get("faults") or {})
         self.service_accounts = dict(fixture.get("service_accounts") or {})
+        # Encoded answers to GETs already served, by request path and query. The fixture never
+        # changes and set_faults() clears it, so a repeated listing costs no emulator CPU and
+        # answers in the configured latency, as a real server's cache would.
+        self.responses = {}
         self.reset()
 
     def reset(self):
         with self.lock:
             self.counts = {"total": 0, "api": 0, "token": 0, "iam": 0, "by_kind": {}, "by_project": {},
-                           "failed": 0}
+                           "failed": 0, "busy_ms_max": 0.0, "busy_ms_total": 0.0, "late": 0, "gzip": 0}
             self.failures_left = int((self.faults.get("fail_first") or {}).get("count", 0))
             self.resets_left = int(self.faults.get("reset_first") or 0)
             self.tokens = set()
@@ -351,7 +357,16 @@ class State(object):
     def set_faults(self, faults):
         with self.lock:
             self.faults = dict(faults or {})
+            self.responses.clear()
         self.reset()
+
+    def busy(self, seconds, late):
+        """Record one answer's own work time, and whether it overran the latency."""
+        with self.lock:
+            ms = seconds * 1000.0
+            self.counts["busy_ms_total"] = round(self.counts["busy_ms_total"] + ms, 3)
+            self.counts["busy_ms_max"] = round(max(self.counts["busy_ms_max"], ms), 3)
+            self.counts["late"] += 1 if late else 0
 
     def count(self, kind, project=None):
         with self.lock:
@@ -408,10 +423,22 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- plumbing ------------------------------------------------------------
 
-    def _send(self, code, body, headers=None):
-        data = json.dumps(body).encode()
+    def _gzip_wanted(self):
+        # Google's rule: gzip only when Accept-Encoding allows it and the user agent says "gzip"
+        return ("gzip" in (self.headers.get("Accept-Encoding") or "")
+                and "gzip" in (self.headers.get("User-Agent") or ""))
+
+    def _send(self, code, body, headers=None, gzipped=None):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self._wait()
         self.send_response(code)
         self.send_header("Content-Type", "application/json; charset=UTF-8")
+        if gzipped is not None:
+            data = gzipped
+            with self.state.lock:
+                self.state.counts["gzip"] += 1
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Vary", "Accept-Encoding")
         self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
@@ -424,9 +451,19 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _latency(self):
-        latency = float(self.state.faults.get("latency_ms") or 0)
-        if latency:
-            time.sleep(latency / 1000.0)
+        """Start this request's clock: its answer leaves no sooner than latency_ms from now."""
+        self._started = time.monotonic()
+        self._answer_at = self._started + float(self.state.faults.get("latency_ms") or 0) / 1000.0
+
+    def _wait(self):
+        started = getattr(self, "_started", None)
+        if started is None:  # control endpoints have no latency
+            return
+        self._started = None
+        now = time.monotonic()
+        self.state.busy(now - started, now > self._answer_at)
+        if now < self._answer_at:
+            time.sleep(self._answer_at - now)
 
     # -- control and auth ----------------------------------------------------
 
@@ -537,6 +574,7 @@ class Handler(BaseHTTPRequestHandler):
         self._latency()
         fault, retry_after = self.state.take_fault()
         if fault == "reset":
+            self._wait()
             self.close_connection = True
             self.connection.shutdown(2)
             return None
@@ -561,13 +599,19 @@ class Handler(BaseHTTPRequestHandler):
         if proj is None:
             return self._send(*_google_error(404, "NOT_FOUND", "notFound",
                                              "The resource 'projects/%s' was not found" % project))
-        try:
-            code, body = self._route(project, proj, rest, query)
-            if code == 200 and query.get("fields"):
-                body = apply_fields(body, parse_fields(query["fields"]))
-        except (FilterError, re.error) as exc:
-            code, body = _google_error(400, "INVALID_ARGUMENT", "invalid", "Invalid value for field 'filter': %s" % exc)
-        return self._send(code, body)
+        key = (self.path, self._gzip_wanted())
+        cached = self.state.responses.get(key)
+        if cached is None:
+            try:
+                code, body = self._route(project, proj, rest, query)
+                if code == 200 and query.get("fields"):
+                    body = apply_fields(body, parse_fields(query["fields"]))
+            except (FilterError, re.error) as exc:
+                code, body = _google_error(400, "INVALID_ARGUMENT", "invalid",
+                                           "Invalid value for field 'filter': %s" % exc)
+            data = json.dumps(body).encode()
+            cached = self.state.responses[key] = (code, data, None, gzip.compress(data, 6) if key[1] else None)
+        return self._send(*cached)
 
     def _route(self, project, proj, rest, query):
         if rest == "aggregated/instances":
@@ -679,6 +723,8 @@ class _Server(ThreadingHTTPServer):
     tls = None
 
     def finish_request(self, request, client_address):
+        # Nagle would hold a short answer's last segment until the peer's delayed ACK (40 ms)
+        request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         # TLS handshakes happen in the connection's own thread, not the accept loop
         if self.tls is not None:
             try:

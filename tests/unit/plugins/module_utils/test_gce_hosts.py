@@ -32,6 +32,14 @@ def test_every_family_classifies_with_its_gpu_nics(family):
     assert hvars["gce_accelerators"] == [{"type": table["gpu"]["model"], "count": table["gpu"]["count"]}]
 
 
+def test_mac_only_when_the_api_gives_one():
+    inst = _raw("vm", "a3-mega")
+    inst["networkInterfaces"][1]["macAddress"] = "42:01:0a:01:00:02"
+    nics = gce_hosts.host_vars(inst, "p", {})["gce_nics"]
+    assert nics[1]["mac"] == "42:01:0a:01:00:02"
+    assert "mac" not in nics[0] and "mac" not in nics[2]
+
+
 def test_non_gpu_machine_type_has_no_family():
     inst = compute_api.normalise_instance("p", fx.plain_instance("web"), 0)
     hvars = gce_hosts.host_vars(inst, "p", {})
