@@ -34,6 +34,8 @@ import tls_proxy  # noqa: E402
 from compute_fleet import families  # noqa: E402
 
 PAGE = 500
+FETCH_LINE = re.compile(r"gce_gpu: \d+ hosts from \d+ API requests \(\d+ retries\) in (?P<total>[0-9.]+) s "
+                        r"\(client set-up (?P<setup>[0-9.]+) s, API calls (?P<api>[0-9.]+) s\)")
 
 
 def _yaml(path, data):
@@ -49,6 +51,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--gcp-venv", required=True, help="virtualenv holding the community ansible package")
     parser.add_argument("--skip-gcp-compute", action="store_true")
+    parser.add_argument("--sweep", default="100,300",
+                        help="further latencies (ms, comma-separated) at which to time gce_gpu's API calls")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench-inventory"))
     args = parser.parse_args()
 
@@ -126,6 +130,7 @@ def main():
                 hosts = len(json.loads(proc.stdout).get("_meta", {}).get("hostvars", {}))
             stats = emu.stats()
             return {"wall": wall, "cpu": cpu, "api": stats["api"], "token": stats["token"], "hosts": hosts,
+                    "late": stats.get("late", 0), "busy_ms_max": stats.get("busy_ms_max", 0.0),
                     "tunnels": proxy.tunnels - tunnels0, "stdout": proc.stdout, "stderr": proc.stderr}
 
         def series(label, binary, path, env, extra=()):
@@ -134,22 +139,46 @@ def main():
             best["wall"] = statistics.median(r["wall"] for r in runs)
             best["cpu"] = statistics.median(r["cpu"] for r in runs)
             best["walls"] = [round(r["wall"], 2) for r in runs]
+            best["late"] = sum(r["late"] for r in runs)
+            best["busy_ms_max"] = max(r["busy_ms_max"] for r in runs)
             print("%-40s median %6.2f s (cpu %5.2f s)  runs %s  requests %d  hosts %s" % (
                 label, best["wall"], best["cpu"], best["walls"], best["api"], best["hosts"]), flush=True)
             return best
 
         results = {}
         ours_bin = os.path.join(ROOT, ".venv", "bin", "ansible-inventory")
+
+        def fetch_timing():
+            """Medians of the plugin's own fetch measures (-vvv): total, client set-up, API calls."""
+            found = []
+            for dummy in range(args.repeat):
+                verbose = run("gce_gpu cold -vvv", ours_bin, paths["ours"], ours_env, ["-vvv"])
+                match = FETCH_LINE.search(verbose["stdout"] + verbose["stderr"])
+                if not match:
+                    raise SystemExit("gce_gpu -vvv printed no fetch timing line")
+                found.append([float(match.group(k)) for k in ("total", "setup", "api")])
+            return [statistics.median(col) for col in zip(*found)]
+
         results["ours"] = series("gce_gpu cold", ours_bin, paths["ours"], ours_env)
-        verbose = run("gce_gpu cold -vvv", ours_bin, paths["ours"], ours_env, ["-vvv"])
-        match = re.search(r"gce_gpu: (\d+) hosts from (\d+) API requests \((\d+) retries\) in ([0-9.]+) s",
-                          verbose["stdout"] + verbose["stderr"])
-        fetch = float(match.group(4)) if match else None
+        fetch, setup, api = fetch_timing()
         run("gce_gpu fill cache", ours_bin, paths["cached"], ours_env)
         verbose = run("gce_gpu warm -vvv", ours_bin, paths["cached"], ours_env, ["-vvv"])
         match = re.search(r"gce_gpu: parse took ([0-9.]+) s \(cache hit\)", verbose["stdout"] + verbose["stderr"])
         cached_parse = float(match.group(1)) if match else None
         results["cached"] = series("gce_gpu warm cache", ours_bin, paths["cached"], ours_env)
+        # ansible-core's own cost for the same output: the hosts and vars of the cold run
+        # as a static YAML inventory (no plugin, no API)
+        static = {"all": {"hosts": json.loads(results["ours"]["stdout"])["_meta"]["hostvars"]}}
+        paths["static"] = os.path.join(out, "static-hosts.yml")
+        _yaml(paths["static"], static)
+        results["static"] = series("static YAML of the same hosts", ours_bin, paths["static"], ours_env)
+        sweep = []
+        for latency in [float(v) for v in args.sweep.split(",") if v.strip()]:
+            emu.set_faults({"latency_ms": latency})
+            sweep.append((latency,) + tuple(fetch_timing()))
+            print("gce_gpu at %.0f ms latency: fetch %.3f s, API calls %.3f s" % (latency, sweep[-1][1],
+                                                                               sweep[-1][3]), flush=True)
+        emu.set_faults({"latency_ms": args.latency_ms})
         if not args.skip_gcp_compute:
             gcp_bin = os.path.join(args.gcp_venv, "bin", "ansible-inventory")
             results["gcp"] = series("google.cloud.gcp_compute", gcp_bin, paths["gcp"], gcp_env)
@@ -157,40 +186,50 @@ def main():
                                              paths["gcp_filtered"], gcp_env)
         proxy.stop()
 
-    lat = args.latency_ms / 1000.0
     floor_pages = max(int(math.ceil(n / float(PAGE))) for n in gpu_per_project)
-    floor = floor_pages * lat
     unfiltered_pages = int(math.ceil(args.instances / float(PAGE)))
     gcp_wall = results.get("gcp", {}).get("wall")
     rows = [("`gce_gpu` cold", results["ours"]), ("`gce_gpu` warm cache", results["cached"])]
     if "gcp" in results:
         rows += [("`gcp_compute` (all VMs, as configured by default)", results["gcp"]),
                  ("`gcp_compute` + the same GPU filter", results["gcp_filtered"])]
+    rows.append(("static YAML file of the same hosts and vars (no plugin, no API)", results["static"]))
     lines = [
         "Fleet: %d projects x %d instances (%d A3/A4 VMs per project), %.0f ms latency per request, "
         "HTTPS through a CONNECT proxy; median of %d runs of `ansible-inventory --list`."
         % (args.projects, args.instances, gpu_per_project[0], args.latency_ms, args.repeat),
         "Host load while measuring: %s (load average over 1, 5, 15 min)." % ", ".join(
             "%.1f" % v for v in os.getloadavg()),
-        "Floor = slowest project's page count for the GPU VMs (%d page of %d) x latency = %.0f ms "
-        "(listing every VM needs %d pages = %.0f ms)." % (floor_pages, PAGE, floor * 1000, unfiltered_pages,
-                                                          unfiltered_pages * lat * 1000),
         "",
-        "| run | wall time (s) | CPU time (s) | API requests | TLS connections | hosts | speed-up vs gcp_compute "
-        "| wall / floor |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| run | wall time (s) | CPU time (s) | API requests | TLS connections | hosts | speed-up vs gcp_compute |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for label, res in rows:
         speed = ("%.1fx" % (gcp_wall / res["wall"])) if gcp_wall else "n/a"
-        lines.append("| %s | %.2f | %.2f | %d | %d | %d | %s | %.1f |" % (
-            label, res["wall"], res["cpu"], res["api"] + res["token"], res["tunnels"], res["hosts"], speed,
-            res["wall"] / floor))
-    if fetch is not None:
-        lines += ["", "`gce_gpu` time spent fetching (the plugin's own measure, `-vvv`): %.3f s = %.2f x floor; "
-                  "the rest of the wall time is ansible-inventory start-up and output." % (fetch, fetch / floor)]
+        lines.append("| %s | %.2f | %.2f | %d | %d | %d | %s |" % (
+            label, res["wall"], res["cpu"], res["api"] + res["token"], res["tunnels"], res["hosts"], speed))
+    late = [(label, res) for label, res in rows if res["late"]]
+    lines += ["", "Emulator: its busiest answer took %.0f ms of its own work; answers that overran the latency: %s." % (
+        max(res["busy_ms_max"] for dummy, res in rows),
+        ", ".join("%d in %s" % (res["late"], label) for label, res in late) if late else "none")]
+    lines += [
+        "",
+        "Fetch time against the floor (slowest project's page count for the GPU VMs, %d page of %d, x latency; "
+        "listing every VM would need %d pages). `gce_gpu`'s own `-vvv` measures, median of %d runs: API calls = "
+        "first request to last answer decoded; fetch = also importing google-auth and requests, building "
+        "credentials and turning instances into hosts." % (floor_pages, PAGE, unfiltered_pages, args.repeat),
+        "",
+        "| latency | floor | API calls | API calls / floor | fetch | fetch / floor |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for latency, total, dummy_setup, api_s in [(args.latency_ms, fetch, setup, api)] + sweep:
+        lfloor = floor_pages * latency / 1000.0
+        lines.append("| %.0f ms | %.0f ms | %.0f ms | %.2fx | %.0f ms | %.2fx |" % (
+            latency, lfloor * 1000, api_s * 1000, api_s / lfloor, total * 1000, total / lfloor))
     if cached_parse is not None:
-        lines += ["", "`gce_gpu` warm cache: the plugin's whole parse (read the cache, add 1,000 hosts) took "
-                  "%.3f s; the rest is ansible-inventory start-up and JSON output." % cached_parse]
+        lines += ["", "`gce_gpu` warm cache: the plugin's whole parse (read the cache, add %d hosts) took "
+                  "%.3f s; the rest of that run is ansible-inventory start-up, variable resolution and JSON "
+                  "output." % (results["cached"]["hosts"], cached_parse)]
     table = "\n".join(lines)
     print()
     print(table)

@@ -411,6 +411,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         client = self._client(opts)
         try:
             client.authenticate()
+            api_started = time.monotonic()
             with ThreadPoolExecutor(max_workers=opts["max_workers"]) as pool:
                 jobs = []  # (project, kind, future)
                 for project in opts["projects"]:
@@ -466,6 +467,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                     except gce_api.GceApiError:
                         pass  # no compute.networks.list: fall back to networks.get below
                 mtus = self._network_mtus(client, pool, kept, listed)
+            api_done = time.monotonic()
         finally:
             client.close()
         records = []
@@ -481,9 +483,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         for text in warnings:
             display.warning("gce_gpu: %s" % text)
         self.stats = {"requests": client.request_count, "retries": client.retry_count,
-                      "hosts": len(hosts), "seconds": round(time.monotonic() - started, 3)}
+                      "hosts": len(hosts), "seconds": round(time.monotonic() - started, 3),
+                      "setup": round(api_started - started, 3), "api": round(api_done - api_started, 3)}
         display.vvv("gce_gpu: %(hosts)d hosts from %(requests)d API requests (%(retries)d retries) "
-                    "in %(seconds).3f s" % self.stats)
+                    "in %(seconds).3f s (client set-up %(setup).3f s, API calls %(api).3f s)" % self.stats)
         return [[name, hvars] for name, hvars in hosts]
 
     def _network_mtus(self, client, pool, kept, listed):
