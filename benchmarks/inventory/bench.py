@@ -176,8 +176,8 @@ def main():
         for latency in [float(v) for v in args.sweep.split(",") if v.strip()]:
             emu.set_faults({"latency_ms": latency})
             sweep.append((latency,) + tuple(fetch_timing()))
-            print("gce_gpu at %.0f ms latency: fetch %.3f s, API calls %.3f s" % (latency, sweep[-1][1],
-                                                                               sweep[-1][3]), flush=True)
+            print("gce_gpu at %.0f ms latency: fetch %.3f s, API calls %.3f s"
+                  % (latency, sweep[-1][1], sweep[-1][3]), flush=True)
         emu.set_faults({"latency_ms": args.latency_ms})
         if not args.skip_gcp_compute:
             gcp_bin = os.path.join(args.gcp_venv, "bin", "ansible-inventory")
