@@ -53,11 +53,11 @@ def test_service_account_flow_runs_for_real(keyed):
     assert stats["by_kind"]["aggregated"] == 3
 
 
-def test_answers_come_gzipped(keyed):
-    emu, key_file = keyed
-    client = _client(gce_api.build_credentials("accesstoken", access_token="t"), emu)
-    instances = client.aggregated_instances("proj-a")[0]
-    stats = emu.stats()
+def test_answers_come_gzipped():
+    with harness.ThreadEmulator(_fixture(), page_size=2) as emu:
+        client = _client(gce_api.build_credentials("accesstoken", access_token="t"), emu)
+        instances = client.aggregated_instances("proj-a")[0]
+        stats = emu.stats()
     assert len(instances) == 5
     assert stats["gzip"] == stats["api"] == 3  # page size 2
 
