@@ -22,13 +22,21 @@ def family_for_machine_type(machine_type):
     return families.family_for_machine_type(machine_type)
 
 
-def nccl_env(family, control_ifaces, gpu_ifaces, overrides=None, allow=None, plugin_dir=None):
+def nccl_env(family, control_ifaces, gpu_ifaces, overrides=None, allow=None, plugin_dir=None, base=None):
     if family not in families.FAMILIES:
         raise AnsibleFilterError("nccl_env: unknown GPU family %r; known: %s"
                                  % (family, ", ".join(families.family_names())))
     env, problems = families.render_nccl_env(family, list(control_ifaces or []), list(gpu_ifaces or []),
-                                             overrides=overrides, allow=allow, plugin_dir=plugin_dir)
+                                             overrides=overrides, allow=allow, plugin_dir=plugin_dir, base=base)
     return {"env": env, "problems": problems}
+
+
+def nvlink_domain(topology, family):
+    if family not in families.FAMILIES:
+        raise AnsibleFilterError("nvlink_domain: unknown GPU family %r" % (family,))
+    if topology is not None and not isinstance(topology, dict):
+        raise AnsibleFilterError("nvlink_domain: expects a gce_topology mapping, got %r" % (topology,))
+    return families.nvlink_domain(family, topology) or ""
 
 
 def version_pair_error(family, plugin_version, rxdm_version):
@@ -44,4 +52,5 @@ class FilterModule(object):
             "family_for_machine_type": family_for_machine_type,
             "nccl_env": nccl_env,
             "version_pair_error": version_pair_error,
+            "nvlink_domain": nvlink_domain,
         }

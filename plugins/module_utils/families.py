@@ -17,10 +17,16 @@ Source keys used in the comments:
   NA4X Google doc "Run NCCL on custom GKE clusters that use A4X"
   LOGS Google doc "Collect and understand NCCL/gIB logs"
   CHS  GoogleCloudPlatform/cluster-health-scanner (per-machine thresholds)
+  RMB  GoogleCloudPlatform/ramble nccl-tests application (the defaults CT's A4/A4X scripts run)
+  TRX  google/tcpgpudmarxd (RxDM source: presets, a3vm configurator)
+  TPI  google/nccl-plugin-gpudirecttcpx and nccl-plugin-gpudirect-tcpxo (installer container_entry.sh)
   MGC  MG-Cafe TCPXO A3 Mega benchmark report
   UNOFF community "create-a3mega" Debian 12 image guide
 A value of ``None`` means "not known from any source"; code must treat it as
 unknown, never as zero.
+
+Where sources disagree, the comment beside the value says which one was
+followed and why.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -55,12 +61,25 @@ _TCPX_RXDM = {
     "ulimits": ["memlock=-1"],
     # host path -> container path [SG]
     "volumes": {
-        "/var/lib/nvidia/lib64": "/usr/local/nvidia/lib64",
         "/run/tcpx": "/run/tcpx",
     },
+    # Per OS flavour: the manual preset reads its topology file inside the container [SG]
+    "flavour_volumes": {
+        "ubuntu": {"/opt/tcpdirect_benchmark": "/opt/tcpdirect_benchmark"},
+        "cos": {},
+    },
     "devices": [],
+    # Where RxDM looks for the driver libraries in its container [SG]. SG mounts
+    # /var/lib/nvidia/lib64 (COS's driver directory) there on every image; Ubuntu
+    # images have no such directory (docker creates it empty) and the libraries
+    # come from nvidia-container-toolkit with --gpus all [CT a3high/a3mega
+    # blueprints install the toolkit, nothing creates /var/lib/nvidia]. Followed:
+    # mount a host directory only where the node really has the libraries there.
+    "driver_lib_mount": "/usr/local/nvidia/lib64",
     "env": {"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64:/run/tcpx:/usr/lib/lib32:/usr/lib/x86_64-linux-gnu/"},
-    # [SG (Ubuntu, manual topology); SP, DS, CEA (COS, a3vm preset)]
+    # Ubuntu: manual preset with a topology file that names the node's interfaces
+    # [SG; CT a3high blueprint]. The a3vm preset hard-codes eth1..eth4 [TRX
+    # a3vm_gpu_rxq_configurator.cc], so it only fits COS and GKE [SP, DS, CEA].
     "args": {
         "ubuntu": ["--gpu_nic_preset", "manual",
                    "--gpu_nic_topology", "/opt/tcpdirect_benchmark/gpu_rxq_configuration.textproto",
@@ -68,7 +87,20 @@ _TCPX_RXDM = {
         "cos": ["--gpu_nic_preset", "a3vm", "--gpu_shmem_type", "fd", "--uds_path", "/run/tcpx",
                 "--setup_param", "--verbose 128 2 0"],
     },
-    # COS has no nvidia-container-toolkit: devices are passed one by one [SP, DS]
+    # The topology file the manual preset reads, written from the node's own PCI
+    # layout: each GPU NIC serves the GPUs beside it, the first on RX queues
+    # 8-11, the second on 12-15 [CT a3high-slurm-blueprint.yaml; TRX a3vm preset]
+    "topology": {
+        "path": "/opt/tcpdirect_benchmark/gpu_rxq_configuration.textproto",
+        "gpus_per_nic": 2,
+        "queue_ids": [[8, 9, 10, 11], [12, 13, 14, 15]],
+        "rss_set_size": 8,
+        "tcpd_queue_size": 8,
+        "max_rx_rules": 100000,
+    },
+    # Without nvidia-container-toolkit (COS) `--gpus` cannot work: devices are
+    # passed one by one [SP, DS]. The role decides from what the node has; this
+    # is the choice when it is not told.
     "gpus_flag": {"ubuntu": True, "cos": False},
     # devices passed one by one where --gpus is not used (COS) [SP, DS]
     "gpu_devices": ["/dev/nvidia%d" % i for i in range(8)] + ["/dev/nvidia-uvm", "/dev/nvidiactl"],
@@ -92,9 +124,12 @@ _TCPXO_RXDM = {
     "cap_add": ["NET_ADMIN"],
     "ulimits": [],
     "volumes": {
-        "/var/lib/nvidia/lib64": "/usr/local/nvidia/lib64",
         "/dev/dmabuf_import_helper": "/dev/dmabuf_import_helper",
     },
+    "flavour_volumes": {"ubuntu": {}, "cos": {}},
+    # as TCPX: SG mounts /var/lib/nvidia/lib64 here; only COS-style nodes have it
+    "driver_lib_mount": "/usr/local/nvidia/lib64",
+    "topology": UNKNOWN,
     "devices": [],
     "env": {"LD_LIBRARY_PATH": "/usr/lib/x86_64-linux-gnu",
             # makes RxDM write its readiness line to a file [CEA best-practice.md]
@@ -116,12 +151,17 @@ _TCPX_PLUGIN = {
     # [CEA nccl-test-latest.yaml; SG pins v3.1.9-2.19.4-12.0]
     "image": _REGISTRY + "/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev",
     "version": "v3.1.9",
-    "install_args": ["install"],  # [SG]
+    # `install --install-nccl` [CEA nccl-tcpx-installer.yaml; DS; SP]; SG runs plain
+    # `install` and takes NCCL from its container. Followed CEA: the installer's
+    # NCCL is the one the plugin is qualified with (v3.1.9: NCCL 2.19.3 [CEA
+    # README]), and nccl-tests run on the host need an NCCL at all.
+    "install_args": ["install", "--install-nccl"],
     "install_volumes": {"/var/lib": "/var/lib"},
     "install_dir": "/var/lib/tcpx",
     "lib_dir": "/var/lib/tcpx/lib64",
-    # Only libnccl-net.so is confirmed for TCPX [SG, SP]
-    "files": ["libnccl-net.so"],
+    # install: libnccl-net.so; --install-nccl adds libnccl.so* (cp -P) [TPI container_entry.sh]
+    "files": ["libnccl-net.so", "libnccl.so.2"],
+    "nccl_version": "2.19.3",  # [CEA README "qualified and supported"; a v3.1.9-2.19.4 tag is unsourced]
     "env_profile": UNKNOWN,
     "package": UNKNOWN,
     "package_version": UNKNOWN,
@@ -142,6 +182,8 @@ _TCPXO_PLUGIN = {
     "files": ["libnccl-net.so", "libnccl-net_internal.so", "libnccl-tcpx.so", "libnccl-tcpxo.so",
               "libnccl-tuner.so", "libnccl.so.2", "a3plus_tuner_config.textproto",
               "a3plus_guest_config.textproto", "nccl-env-profile.sh"],
+    # CEA README lists NCCL per installer up to v1.0.15 (2.28.7-1); v1.0.17's is not published
+    "nccl_version": UNKNOWN,
     "env_profile": "nccl-env-profile.sh",
     "package": UNKNOWN,
     "package_version": UNKNOWN,
@@ -167,7 +209,13 @@ def _gib_plugin(image, version):
         # [LOGS; NVM; CT Dockerfiles]
         "files": ["scripts/set_nccl_env.sh", "scripts/run_nccl_tests.sh", "scripts/show_gids.sh",
                   "configs/guest_config.txtpb"],
+        # Sourced for the base NCCL environment; Google changes it per release and the
+        # guest config checker aborts jobs that disagree with it [NVM; LOGS]. NVM and
+        # every script say scripts/set_nccl_env.sh, LOGS once says set_nccl_env.sh at
+        # the top: followed NVM. Read on the node at run time, never copied here.
         "env_profile": "scripts/set_nccl_env.sh",
+        "env_profile_sourced": True,
+        "nccl_version": "2.27.5",  # the libnccl2 CT pins beside nccl-gib 1.1.0 [CT]
         "ld_so_conf": "/etc/ld.so.conf.d/000_nccl-gib.conf",  # [CT a4high-vm]
         "net_name": "gIB",  # "Using network gIB" [LOGS]
     }
@@ -238,27 +286,36 @@ _TCPXO_ENV_IFACES = {
     "NCCL_FASTRAK_IFNAME": "gpu",
 }
 
+# gIB: the base environment is the installed set_nccl_env.sh's (plugin.env_profile),
+# read on the node at run time. The table holds only what is added on top of it.
 _GIB_ENV = {
-    # [CT a4high-vm.yaml, a3-ultragpu nemo Dockerfile]; set_nccl_env.sh text is unconfirmed
+    # set after sourcing the script [CHS deploy/slurm/nccl-gib.sh], so a fallback to
+    # the IB or Socket transport fails loudly instead of running slowly
     "NCCL_NET": "gIB",
-    "NCCL_CROSS_NIC": "0",
-    "NCCL_NET_GDR_LEVEL": "PIX",
-    "NCCL_P2P_NET_CHUNKSIZE": "131072",
-    "NCCL_P2P_PCI_CHUNKSIZE": "131072",
-    "NCCL_P2P_NVL_CHUNKSIZE": "524288",
-    "NCCL_NVLS_CHUNKSIZE": "524288",
-    "NCCL_IB_GID_INDEX": "3",
-    "NCCL_IB_ADAPTIVE_ROUTING": "1",
-    "NCCL_IB_QPS_PER_CONNECTION": "4",
-    "NCCL_IB_TC": "52",
-    "NCCL_IB_FIFO_TC": "84",
-    "NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE": "{install_dir}/configs/guest_config.txtpb",
 }
 # gIB uses RDMA devices for data; sockets go over the gVNIC NICs [CT]
 _GIB_ENV_IFACES = {"NCCL_SOCKET_IFNAME": "host"}
 
 # Variables a plugin's guest config checker rejects [CEA README: "avoid NCCL_ALGO"]
 _TCPXO_FORBIDDEN = ["NCCL_ALGO"]
+
+
+# NVIDIA packages of Google's accelerator images that CT holds so the driver stays
+# the image's (apt-mark accepts the patterns) [CT a3ultra/a4high blueprints,
+# hold-nvidia-packages.yml]; the A4X blueprint adds nvidia-imex-*.
+_NVIDIA_HELD = ["libnvidia-cfg1-*-server", "libnvidia-compute-*-server", "libnvidia-nscq-*",
+                "nvidia-compute-utils-*-server", "nvidia-fabricmanager-*", "nvidia-utils-*-server"]
+# Google guest agents CT holds on its A3 Mega image [CT slurm-a3mega-image.yaml]
+_GUEST_HELD = ["google-compute-engine", "google-compute-engine-oslogin", "google-guest-agent",
+               "google-osconfig-agent"]
+
+
+def _floor(gbps, source):
+    """cluster-health-scanner's pass bar: the mean of nccl-tests' "Avg bus bandwidth"
+    over an all_gather sweep of -b 2G -e 8G -f 2, so it holds only for that window
+    [CHS nccl_startup.py, nccl_healthcheck/*.yaml]."""
+    return {"collective": "all_gather", "gbps": gbps, "minbytes": 2 * 2 ** 30, "maxbytes": 8 * 2 ** 30,
+            "source": source}
 
 
 def _nics(names_cos, names_ubuntu, nic_types, gpu_indexes, host_indexes, gbps):
@@ -304,7 +361,7 @@ FAMILIES = {
             {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 50.0, "source": "DS gcp.md"},
             {"collective": "all_reduce", "bytes": 2 * 2 ** 30, "busbw_gbps": 66.0, "source": "SP README"},
         ],
-        "avg_busbw_floor_gbps": 60.0,    # [CHS a3-high]
+        "avg_busbw_floor": _floor(60.0, "CHS config.py a3-highgpu"),
         # nccl-tests defaults [CT a3-highgpu-8g Slurm scripts]
         "nccl_tests": {"collectives": ["all_gather", "all_reduce"], "minbytes": "1G", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 40},
@@ -337,7 +394,7 @@ FAMILIES = {
             "held_packages": ["nvidia-driver-570-server-open", "cuda-toolkit-12-8"],
         },
         "baselines": [],                 # no published A3 Edge figure
-        "avg_busbw_floor_gbps": UNKNOWN,
+        "avg_busbw_floor": UNKNOWN,
         "nccl_tests": {"collectives": ["all_gather", "all_reduce"], "minbytes": "1G", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 40},
         "source": "DS, SP (treated as A3 High); GNB",
@@ -375,13 +432,14 @@ FAMILIES = {
             "persistenced_args": ["--user", "nvidia-persistenced", "--verbose"],
             "sysctl": {"net.core.optmem_max": "131072"},
             "wait_online_timeout_s": 180,  # delay-gpu-network.service [CT]
-            "held_packages": ["nvidia-driver-580-open", "cuda-toolkit-13-0", "datacenter-gpu-manager-4-core",
-                              "nvidia-container-toolkit"],  # [CT]
+            # CT holds the accelerator image's NVIDIA server packages (fabric manager
+            # included) and, on A3 Mega, the guest agents [CT]
+            "held_packages": _NVIDIA_HELD + _GUEST_HELD,
         },
         "baselines": [
             {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 188.0, "source": "DS gcp.md; MGC"},
         ],
-        "avg_busbw_floor_gbps": 150.0,   # [CHS a3-mega]
+        "avg_busbw_floor": _floor(150.0, "CHS a3plus.yaml"),
         # [CT a3-megagpu-8g Slurm scripts]
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "8M", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 200},
@@ -401,6 +459,7 @@ FAMILIES = {
         "max_vm_gbps": 3600,             # [GNB]
         "rxdm": UNKNOWN,                 # no RxDM on RDMA families [NVM]
         "plugin": _gib_plugin(_REGISTRY + "/gpudirect-gib/nccl-plugin-gib", "v1.1.1"),
+        # H200 takes the a3u tuner config [GKE Ray doc; diag image Dockerfile]
         "nccl_env": dict(_GIB_ENV, NCCL_TUNER_CONFIG_PATH="{install_dir}/configs/tuner_config_a3u.txtpb"),
         "nccl_env_ifaces": _GIB_ENV_IFACES,
         "nccl_env_bindings": {},
@@ -411,15 +470,17 @@ FAMILIES = {
             "devices": [],
             "sysctl": {"net.core.optmem_max": "131072"},
             "wait_online_timeout_s": 180,
-            "held_packages": ["nccl-gib", "libnccl2"],  # [CT]
+            "held_packages": _NVIDIA_HELD,  # [CT]; nccl-gib and libnccl2 are held by nccl_plugin
             "gids_per_nic": 4,            # show_gids.sh, idx 2/3 carry the IPv4 [LOGS]
         },
         "baselines": [
             {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 325.0, "source": "SP README"},
         ],
-        "avg_busbw_floor_gbps": 250.0,   # [CHS a3-ultra]
+        "avg_busbw_floor": _floor(250.0, "CHS a3ultra.yaml"),
+        # -b 256M [CT a3-ultragpu nccl-tests; CHS nccl-gib.sh]; 100 iterations, the
+        # count CT's gIB benchmark scripts run [CT via RMB] (CHS runs 300)
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "256M", "maxbytes": "8G",
-                       "stepfactor": 2, "warmup_iters": 5, "iters": 20},
+                       "stepfactor": 2, "warmup_iters": 5, "iters": 100},
         "source": "CT a3ultra blueprints; GNB; RNP; NVM",
     },
     "a4": {
@@ -436,6 +497,7 @@ FAMILIES = {
         "max_vm_gbps": 3600,
         "rxdm": UNKNOWN,
         "plugin": _gib_plugin(_REGISTRY + "/gpudirect-gib/nccl-plugin-gib", "v1.1.1"),
+        # B200 [gIB diag image Dockerfile]
         "nccl_env": dict(_GIB_ENV, NCCL_TUNER_CONFIG_PATH="{install_dir}/configs/tuner_config_a4.txtpb"),
         "nccl_env_ifaces": _GIB_ENV_IFACES,
         "nccl_env_bindings": {},
@@ -446,16 +508,16 @@ FAMILIES = {
             "devices": [],
             "sysctl": {"net.core.optmem_max": "131072"},
             "wait_online_timeout_s": 180,
-            "held_packages": ["nccl-gib", "libnccl2"],
+            "held_packages": _NVIDIA_HELD,
             "gids_per_nic": 4,
         },
         "baselines": [
             {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 375.0, "source": "NVM"},
             {"collective": "all_reduce", "bytes": 8 * 2 ** 30, "busbw_gbps": 683.0, "source": "DS gcp.md"},
         ],
-        "avg_busbw_floor_gbps": 250.0,   # [CHS a4]
+        "avg_busbw_floor": _floor(250.0, "CHS a4.yaml"),
         "nccl_tests": {"collectives": ["all_gather", "all_reduce"], "minbytes": "256M", "maxbytes": "8G",
-                       "stepfactor": 2, "warmup_iters": 5, "iters": 20},
+                       "stepfactor": 2, "warmup_iters": 5, "iters": 100},  # [CT via RMB]
         "source": "CT a4high blueprints; GNB; NVM; DS",
     },
     "a4x": {
@@ -463,16 +525,19 @@ FAMILIES = {
         "transport": "gib",
         "arch": "aarch64",
         "gpu": {"model": "nvidia-gb200", "count": 4, "cuda_arch": "100"},
-        # 2 gVNIC + 4 CX-7 [GNB]; GKE pod names [CEA]; host RDMA names unconfirmed
+        # 2 gVNIC + 4 CX-7 [GNB]; GKE pod names [CEA]; host names on Google's arm64
+        # accelerator image: NCCL_SOCKET_IFNAME=enp0s1,enp192s1, RDMA gpu0rdma0..gpu3rdma0
+        # [CT a4x-highgpu-4g run-nccl-tests-via-ramble.sh]
         "nics": _nics(["eth%d" % i for i in range(6)],
-                      ["enp0s19", "enp192s20", UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN],
+                      ["enp0s1", "enp192s1"] + ["gpu%drdma0" % i for i in range(4)],
                       ["GVNIC"] * 2 + ["MRDMA"] * 4, [2, 3, 4, 5], [0, 1], 400),
         "rdma_devices": ["mlx5_%d" % i for i in range(4)],
         "vpc_mtu": 8896,
         "max_vm_gbps": 2000,             # [GNB]
         "rxdm": UNKNOWN,
         "plugin": _gib_plugin(_REGISTRY + "/gpudirect-gib/nccl-plugin-gib-arm64", "v1.1.0"),
-        "nccl_env": dict(_GIB_ENV, NCCL_TUNER_CONFIG_PATH="{install_dir}/configs/tuner_config.txtpb"),
+        # no A4X tuner file name is published: the script's choice stands
+        "nccl_env": dict(_GIB_ENV),
         "nccl_env_ifaces": _GIB_ENV_IFACES,
         "nccl_env_bindings": {},
         "nccl_env_forbidden": [],
@@ -482,18 +547,23 @@ FAMILIES = {
             "devices": [],
             "sysctl": {"net.core.optmem_max": "131072"},
             "wait_online_timeout_s": 180,
-            "held_packages": ["nccl-gib", "libnccl2"],
+            "held_packages": _NVIDIA_HELD + ["nvidia-imex-*"],  # [CT a4x blueprint]
             "gids_per_nic": 4,
         },
-        # Measured inside one NVLink domain (gpu_topology 1x72), so it is
-        # bounded by NVLink rather than the NICs [NA4X]
+        # An A4X sub-block is one NVLink domain of 18 VMs (72 GPUs) [Google AI
+        # Hypercomputer terminology]. Two VMs in one domain talk over NVLink (MNNVL);
+        # two in different domains over the CX-7 NICs, a far lower bar.
+        # In-domain: measured with gpu_topology 1x72, bounded by NVLink [NA4X].
         "baselines": [
-            {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 454.0, "source": "NA4X"},
+            {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 454.0, "source": "NA4X",
+             "scope": "nvlink_domain"},
         ],
         "nvlink_domain_gbps": 900.0,     # NVLink 5, 1.8 TB/s per GPU both ways (NVIDIA GB200 NVL72 spec)
-        "avg_busbw_floor_gbps": 160.0,   # [CHS a4x]
+        # Across domains no busbw figure is published; CHS's A4X bar runs with
+        # NCCL_MNNVL_ENABLE=0, i.e. over the network [CHS a4x.yaml]
+        "avg_busbw_floor": _floor(160.0, "CHS a4x.yaml (NCCL_MNNVL_ENABLE=0)"),
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "256M", "maxbytes": "8G",
-                       "stepfactor": 2, "warmup_iters": 5, "iters": 20},
+                       "stepfactor": 2, "warmup_iters": 5, "iters": 100},  # [CT via RMB]
         "source": "CT a4x blueprints; GNB; NA4X",
     },
 }
@@ -544,27 +614,53 @@ def gpu_nic_names(name, flavour):
     return [names[i] for i in fam["nics"]["gpu_indexes"]]
 
 
-def busbw_ceiling_gbps(name, collective="all_gather"):
+def busbw_ceiling_gbps(name, collective="all_gather", scope="network"):
     """Upper bound for 2-node busbw, GB/s.
 
     Network-bound collectives cannot beat the sum of the GPU NICs' line rate.
     all_reduce with NVLS/tree algorithms moves half the bytes over the network
-    per byte of busbw, so its ceiling is twice that.  A4X baselines come from a
-    multi-node NVLink domain and are bounded by NVLink instead.
+    per byte of busbw, so its ceiling is twice that.  Inside a multi-node NVLink
+    domain (A4X) the bound is NVLink's instead.
     """
     fam = FAMILIES[name]
+    if scope == "nvlink_domain":
+        return fam.get("nvlink_domain_gbps") or 0.0
     nic_gbps = len(fam["nics"]["gpu_indexes"]) * fam["nics"]["gpu_nic_gbps"] / 8.0
     if collective == "all_reduce":
         nic_gbps *= 2
-    return max(nic_gbps, fam.get("nvlink_domain_gbps") or 0.0)
+    return nic_gbps
 
 
-def baseline(name, collective):
-    """The published baseline entry for a collective, or None."""
+# What a pair of nodes' traffic crosses: the network (the default, every family's
+# 2-node figures) or one multi-node NVLink domain (A4X nodes of one sub-block).
+SCOPES = ("network", "nvlink_domain")
+
+
+def baseline(name, collective, scope="network"):
+    """The published baseline entry for a collective over that scope, or None."""
     for entry in FAMILIES[name]["baselines"]:
-        if entry["collective"] == collective:
+        if entry["collective"] == collective and entry.get("scope", "network") == scope:
             return dict(entry)
     return None
+
+
+def has_nvlink_domains(name):
+    """Whether nodes of this family can share an NVLink domain (judged apart from the network)."""
+    return any(e.get("scope") == "nvlink_domain" for e in FAMILIES[name]["baselines"])
+
+
+def nvlink_domain(name, topology):
+    """The NVLink domain of a node from its gce_topology, or None when unknown or not applicable.
+
+    An A4X sub-block is one NVLink domain, so the domain is (block, sub-block).
+    """
+    if not has_nvlink_domains(name):
+        return None
+    topo = topology or {}
+    block, sub = topo.get("block"), topo.get("subblock") or topo.get("subBlock")
+    if not block or not sub:
+        return None
+    return "%s/%s" % (block, sub)
 
 
 def plugin_for_rxdm(name, rxdm_version):
@@ -590,20 +686,22 @@ def check_versions(name, plugin_version, rxdm_version):
     return None
 
 
-def render_nccl_env(name, control_ifaces, gpu_ifaces, overrides=None, allow=None, plugin_dir=None):
+def render_nccl_env(name, control_ifaces, gpu_ifaces, overrides=None, allow=None, plugin_dir=None, base=None):
     """Build the NCCL environment for a node from the table and its real interface names.
 
     control_ifaces: the node's host (non-GPU) interfaces, control NIC first.
     gpu_ifaces: the node's GPU data interfaces in GPU-NIC order.
     overrides: user values that win over the table.
     allow: forbidden variables the user forces anyway.
+    base: the plugin's own environment (gIB's set_nccl_env.sh as read on the node);
+        the table's values, the interfaces and the overrides go on top of it.
     Returns (env dict, list of problems).
     """
     fam = FAMILIES[name]
     plugin = fam["plugin"]
     lib_dir = plugin_dir or plugin["lib_dir"]
     install_dir = plugin["install_dir"]
-    env = {}
+    env = dict((k, str(v)) for k, v in (base or {}).items())
     for key, value in fam["nccl_env"].items():
         env[key] = value.format(lib_dir=lib_dir, install_dir=install_dir)
     problems = []
@@ -620,6 +718,9 @@ def render_nccl_env(name, control_ifaces, gpu_ifaces, overrides=None, allow=None
         env[key] = ";".join("%s:%s" % (i, c) for i, c in zip(gpu_ifaces, cpus))
     env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(fam["gpu"]["count"]))
     env["LD_LIBRARY_PATH"] = lib_dir
+    # Jobs log warnings only; INFO (and which subsystems) is the user's call, or
+    # the nccl-tests plugin check's, which asks for INIT,NET for its own runs.
+    env.setdefault("NCCL_DEBUG", "WARN")
     for key, value in (overrides or {}).items():
         env[key] = str(value)
     for key in fam["nccl_env_forbidden"]:

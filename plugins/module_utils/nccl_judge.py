@@ -87,16 +87,64 @@ def large_message_busbw(parsed, min_bytes=None):
     return best, at
 
 
+def window_avg_busbw(parsed, minbytes, maxbytes):
+    """Mean busbw (out-of-place and in-place) over the rows whose size is in [minbytes, maxbytes].
+
+    This is nccl-tests' "Avg bus bandwidth" restricted to one window, so a run over a
+    wider range compares with a floor that was set for that window. None: no row in it.
+    """
+    values = []
+    for row in parsed.get("rows") or []:
+        size = row.get("size")
+        if size is None or size < minbytes or size > maxbytes:
+            continue
+        for half in ("out_of_place", "in_place"):
+            bw = (row.get(half) or {}).get("busbw_gbps")
+            if bw is not None:
+                values.append(bw)
+    return sum(values) / len(values) if values else None
+
+
+def _judge_floor(parsed, family, coll, multi_node, scope, out, failed):
+    """No baseline: the family's average-busbw floor, over the window it was set for."""
+    floor = families.FAMILIES[family].get("avg_busbw_floor") if multi_node else None
+    what = "no %s baseline for %s on %s" % ("NVLink-domain" if scope == "nvlink_domain" else "network",
+                                            coll or "this collective", family)
+    if not multi_node:
+        what = "single-node run: no network baseline"
+    if not floor or floor["collective"] != coll:
+        out["reasons"].append("%s and no family floor for it: not judged on bandwidth" % what)
+        return
+    window = "%s-%s B" % (floor["minbytes"], floor["maxbytes"])
+    avg = window_avg_busbw(parsed, floor["minbytes"], floor["maxbytes"])
+    if avg is None:
+        out["reasons"].append("%s; the family floor %.1f GB/s is set for sizes %s [%s], which this run does "
+                              "not cover: not judged on bandwidth" % (what, floor["gbps"], window, floor["source"]))
+        return
+    out["required_gbps"] = floor["gbps"]
+    out["window_avg_busbw_gbps"] = round(avg, 3)
+    if avg < floor["gbps"]:
+        failed.append("%s; average busbw %.2f GB/s over %s is below the family floor %.1f GB/s [%s]"
+                      % (what, avg, window, floor["gbps"], floor["source"]))
+    else:
+        out["reasons"].append("%s; average busbw %.2f GB/s over %s meets the family floor %.1f GB/s [%s]"
+                              % (what, avg, window, floor["gbps"], floor["source"]))
+        out["status"] = PASS
+
+
 def judge_collective(parsed, family, collective=None, threshold=0.9, baseline_gbps=None,
-                     baseline_bytes=None, check_net=True, expected_net=None, multi_node=True):
+                     baseline_bytes=None, check_net=True, expected_net=None, multi_node=True,
+                     scope="network"):
     """Verdict for one collective run.
 
+    scope: what the run's traffic crossed, "network" or "nvlink_domain" (A4X nodes of
+        one NVLink domain); each has its own baseline.
     Returns a dict: collective, status (pass/fail/not_judged), reasons, measured_busbw_gbps,
     measured_at_bytes, baseline_gbps, baseline_bytes, threshold, required_gbps, ratio,
-    peak_busbw_gbps, avg_busbw_gbps, plugin_ok, plugin_message.
+    peak_busbw_gbps, avg_busbw_gbps, plugin_ok, plugin_message, scope.
     """
     coll = collective or parsed.get("collective")
-    out = {"collective": coll, "family": family, "status": NOT_JUDGED, "reasons": [],
+    out = {"collective": coll, "family": family, "status": NOT_JUDGED, "reasons": [], "scope": scope,
            "measured_busbw_gbps": None, "measured_at_bytes": None, "baseline_gbps": None,
            "baseline_bytes": None, "baseline_source": None, "threshold": threshold,
            "required_gbps": None, "ratio": None, "peak_busbw_gbps": parsed.get("peak_busbw_gbps"),
@@ -114,7 +162,7 @@ def judge_collective(parsed, family, collective=None, threshold=0.9, baseline_gb
     if baseline_gbps is not None:
         base = {"busbw_gbps": float(baseline_gbps), "bytes": baseline_bytes, "source": "user"}
     elif multi_node and coll:
-        base = families.baseline(family, coll)
+        base = families.baseline(family, coll, scope)
     measured, at = large_message_busbw(parsed, (base or {}).get("bytes") or baseline_bytes)
     out["measured_busbw_gbps"], out["measured_at_bytes"] = measured, at
     if base:
@@ -135,27 +183,13 @@ def judge_collective(parsed, family, collective=None, threshold=0.9, baseline_gb
             else:
                 out["reasons"].append("busbw %.2f GB/s is %.0f%% of the %s baseline %.1f GB/s"
                                       % (measured, out["ratio"] * 100, family, base["busbw_gbps"]))
-        if multi_node and measured is not None and coll:
-            ceiling = families.busbw_ceiling_gbps(family, coll)
+        if multi_node and measured is not None and coll and scope == "network":
+            ceiling = families.busbw_ceiling_gbps(family, coll, scope)
             if measured > ceiling * 1.05:
                 out["reasons"].append("busbw %.1f GB/s is above the NICs' %.1f GB/s ceiling: were the ranks "
                                       "really on different nodes?" % (measured, ceiling))
     else:
-        floor = families.FAMILIES[family].get("avg_busbw_floor_gbps") if multi_node else None
-        what = "no baseline for %s on %s" % (coll or "this collective", family)
-        if not multi_node:
-            what = "single-node run: no network baseline"
-        if floor is not None and parsed.get("avg_busbw_gbps") is not None:
-            out["required_gbps"] = floor
-            avg = parsed["avg_busbw_gbps"]
-            if avg < floor:
-                failed.append("%s; average busbw %.2f GB/s is below the family floor %.1f GB/s" % (what, avg, floor))
-            else:
-                out["reasons"].append("%s; average busbw %.2f GB/s meets the family floor %.1f GB/s"
-                                      % (what, avg, floor))
-                out["status"] = PASS
-        else:
-            out["reasons"].append("%s and no family floor: not judged on bandwidth" % what)
+        _judge_floor(parsed, family, coll, multi_node, scope, out, failed)
     if failed:
         out["status"] = FAIL
         out["reasons"] = failed + out["reasons"]

@@ -31,6 +31,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_parse
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import parse_profile
 
 OUTPUT_TAIL = 6000
+PLUGIN_CHECK_SUBSYS = "INIT,NET"
 
 
 class RunnerInputError(ValueError):
@@ -71,13 +72,11 @@ def mpirun_argv(p, addresses, collective, hostfile):
         argv += ["--mca", "plm_rsh_args", " ".join(["-o", "BatchMode=yes"] + ssh)]
     env = dict(p.get("env") or {})
     if p.get("check_plugin", True):
-        # the plugin check reads "Using network X" from INFO lines
+        # The plugin check reads "Using network X" and the NET/Plugin lines: INIT and NET
+        # at INFO are all it needs. A profile's other subsystems (COLL logs every call)
+        # would flood a large run, so they are replaced, not added to.
         env["NCCL_DEBUG"] = "INFO"
-        subsys = [s for s in env.get("NCCL_DEBUG_SUBSYS", "").split(",") if s]
-        for s in ("INIT", "NET"):
-            if s not in subsys and "ALL" not in subsys:
-                subsys.append(s)
-        env["NCCL_DEBUG_SUBSYS"] = ",".join(subsys)
+        env["NCCL_DEBUG_SUBSYS"] = PLUGIN_CHECK_SUBSYS
     for key in sorted(env):
         argv += ["-x", "%s=%s" % (key, env[key])]
     argv += list(p.get("mpirun_extra_args") or [])
@@ -165,13 +164,33 @@ class NcclTestsRun(object):
             self.commands.append(argv)
         return jobs
 
+    def _scope(self, names):
+        """What a multi-node run crosses: one NVLink domain (A4X nodes of one sub-block) or the network.
+
+        Returns (scope, note); the note says why a run that might share a domain is judged as network.
+        """
+        if not families.has_nvlink_domains(self.family) or len(names) < 2:
+            return "network", None
+        domains = [self.domain.get(n) for n in names]
+        unknown = [n for n, d in zip(names, domains) if not d]
+        if unknown:
+            return "network", ("NVLink domain of %s unknown (no sub-block in gce_topology): judged against the "
+                               "network bar" % ", ".join(unknown))
+        if len(set(domains)) == 1:
+            return "nvlink_domain", None
+        return "network", "nodes in different NVLink domains (%s): judged against the network bar" % ", ".join(
+            "%s=%s" % kv for kv in zip(names, domains))
+
     def _judge(self, job, multi_node=True, baseline=True):
         parsed = nccl_parse.parse(job.output, collective=job.collective)
+        scope, note = self._scope(job.names) if multi_node else ("network", None)
         verdict = nccl_judge.judge_collective(
             parsed, self.family, collective=job.collective, threshold=self.p["threshold"],
             baseline_gbps=(self.p.get("baselines") or {}).get(job.collective) if baseline else None,
             check_net=self.p.get("check_plugin", True) and multi_node, expected_net=self.p.get("expected_net"),
-            multi_node=multi_node)
+            multi_node=multi_node, scope=scope)
+        if note:
+            verdict["reasons"].append(note)
         if job.rc not in (0, None):
             verdict["status"] = nccl_judge.FAIL
             verdict["reasons"].insert(0, "exit code %s: %s" % (job.rc, nccl_judge.exit_cause(job.rc)))
@@ -192,6 +211,7 @@ class NcclTestsRun(object):
         hosts = self.p["hosts"]
         self.names = [h["name"] for h in hosts]
         self.addr = dict((h["name"], h.get("address") or h["name"]) for h in hosts)
+        self.domain = dict((h["name"], h.get("nvlink_domain")) for h in hosts)
         if len(set(self.names)) != len(self.names):
             raise RunnerInputError("hosts: duplicate node names")
         mode = self.p["mode"]
@@ -297,7 +317,8 @@ class NcclTestsRun(object):
             results[tuple(pair)] = ok
         # without a baseline, a pair far below the round's best is slow
         for coll in self.p["collectives"]:
-            if families.baseline(self.family, coll) or (self.p.get("baselines") or {}).get(coll):
+            if (families.baseline(self.family, coll) or families.baseline(self.family, coll, "nvlink_domain")
+                    or (self.p.get("baselines") or {}).get(coll)):
                 continue
             vals = sorted(e["busbw_gbps"].get(coll) for e in entries if e["busbw_gbps"].get(coll) is not None)
             if len(vals) < 2:

@@ -16,8 +16,9 @@ author:
 description:
   - Runs on one node (the launcher) and starts nccl-tests C(*_perf) programs on the given nodes with C(mpirun)
     over SSH, one process per GPU (C(slots) per node, C(-g 1)).
-  - Every variable of the NCCL env file is passed with C(-x KEY=VALUE); C(NCCL_DEBUG=INFO) with the C(INIT) and
-    C(NET) subsystems is added so the GPUDirect plugin can be checked (C(Using network Socket) fails).
+  - Every variable of the NCCL env file is passed with C(-x KEY=VALUE). With O(check_plugin), C(NCCL_DEBUG=INFO)
+    and C(NCCL_DEBUG_SUBSYS=INIT,NET) replace the profile's level and subsystems, which is all the plugin check
+    reads (C(Using network Socket) fails); other subsystems such as C(COLL) would flood a large run.
   - Each collective is judged on its large-message busbw against the family baseline
     (pass at O(threshold) of it), not on the average.  Without a baseline the family's average floor applies,
     else the collective is reported as not judged.
@@ -32,7 +33,11 @@ options:
     type: str
     required: true
   hosts:
-    description: Nodes to run on, in order; C(address) is what mpirun connects to (default C(name)).
+    description:
+      - Nodes to run on, in order; C(address) is what mpirun connects to (default C(name)).
+      - C(nvlink_domain) names the multi-node NVLink domain of the node (A4X, see the
+        P(gpudirect.gcp.nvlink_domain#filter) filter); a run whose nodes share one is judged against the family's
+        NVLink-domain baseline, any other against its network bar.
     type: list
     elements: dict
     required: true
@@ -230,7 +235,8 @@ def build_params(p, euid=None):
     for i, h in enumerate(out["hosts"]):
         if not isinstance(h, dict) or not h.get("name"):
             raise RunnerInputError("hosts[%d] needs a name (and optionally an address)" % i)
-        hosts.append({"name": str(h["name"]), "address": str(h.get("address") or h["name"])})
+        hosts.append({"name": str(h["name"]), "address": str(h.get("address") or h["name"]),
+                      "nvlink_domain": str(h["nvlink_domain"]) if h.get("nvlink_domain") else None})
     if not hosts:
         raise RunnerInputError("hosts is empty")
     out["hosts"] = hosts

@@ -59,10 +59,12 @@ def test_no_driver_means_no_persistenced_override(host):
 
 
 def test_installed_package_held_missing_ones_reported(host):
-    assert host.check_output("dpkg-query -W -f='${Status}' nvidia-container-toolkit").startswith("hold ")
+    # the table holds by pattern (nvidia-utils-*-server), as apt-mark does: the installed match is held
+    assert host.check_output("dpkg-query -W -f='${Status}' nvidia-utils-580-server").startswith("hold ")
+    assert "held package nvidia-utils-580-server" in _result(host)["done"]
     skipped = _skipped(host)
-    assert skipped["hold package cuda-toolkit-13-0"] == "cuda-toolkit-13-0 is not installed"
-    assert "hold package nvidia-container-toolkit" not in skipped
+    assert skipped["hold package nvidia-fabricmanager-*"] == "nvidia-fabricmanager-* is not installed"
+    assert "hold package nvidia-utils-*-server" not in skipped
 
 
 def test_container_engine_present(host):

@@ -22,7 +22,7 @@ EXPECTED = {
 }
 REQUIRED = ("machine_type", "transport", "arch", "gpu", "nics", "rdma_devices", "vpc_mtu", "max_vm_gbps",
             "rxdm", "plugin", "nccl_env", "nccl_env_ifaces", "nccl_env_bindings", "nccl_env_forbidden",
-            "host", "baselines", "avg_busbw_floor_gbps", "nccl_tests", "source")
+            "host", "baselines", "avg_busbw_floor", "nccl_tests", "source")
 
 
 def test_all_six_families_with_their_machine_types_and_transports():
@@ -88,10 +88,44 @@ def test_baselines_below_ceiling_and_have_sources(name):
     for entry in F.FAMILIES[name]["baselines"]:
         assert entry["source"]
         assert entry["bytes"] >= 2 ** 30, "baselines are large-message figures"
-        assert 0 < entry["busbw_gbps"] <= F.busbw_ceiling_gbps(name, entry["collective"]), entry
-    floor = F.FAMILIES[name]["avg_busbw_floor_gbps"]
+        scope = entry.get("scope", "network")
+        assert scope in F.SCOPES
+        assert 0 < entry["busbw_gbps"] <= F.busbw_ceiling_gbps(name, entry["collective"], scope), entry
+    floor = F.FAMILIES[name]["avg_busbw_floor"]
     if floor is not None:
-        assert floor < F.busbw_ceiling_gbps(name)
+        assert floor["gbps"] < F.busbw_ceiling_gbps(name, floor["collective"])
+        # a floor holds only for the message-size window it was set on
+        assert floor["minbytes"] == 2 * 2 ** 30 and floor["maxbytes"] == 8 * 2 ** 30
+        assert floor["source"].startswith("CHS")
+
+
+@pytest.mark.parametrize("name", ["a3-mega", "a3-ultra", "a4", "a4x"])
+def test_held_packages_are_the_accelerator_images_nvidia_server_packages(name):
+    held = F.FAMILIES[name]["host"]["held_packages"]
+    # CT holds the driver's server packages and the fabric manager, never a driver meta-package
+    for pattern in ("nvidia-fabricmanager-*", "libnvidia-compute-*-server", "nvidia-utils-*-server"):
+        assert pattern in held
+    assert not [p for p in held if p.startswith(("nvidia-driver-", "cuda-toolkit"))]
+
+
+@pytest.mark.parametrize("name", ["a3-ultra", "a4", "a4x"])
+def test_gib_families_run_as_many_iterations_as_the_peers(name):
+    assert F.FAMILIES[name]["nccl_tests"]["iters"] >= 100
+
+
+def test_a4x_judges_nvlink_domain_and_network_pairs_apart():
+    assert F.baseline("a4x", "all_gather", "nvlink_domain")["busbw_gbps"] == 454.0
+    assert F.baseline("a4x", "all_gather") is None  # no published network figure
+    assert F.FAMILIES["a4x"]["avg_busbw_floor"]["gbps"] == 160.0
+    assert F.has_nvlink_domains("a4x") and not F.has_nvlink_domains("a4")
+    assert F.nvlink_domain("a4x", {"block": "b1", "subblock": "s2", "host": "h"}) == "b1/s2"
+    assert F.nvlink_domain("a4x", {"block": "b1", "subBlock": "s2"}) == "b1/s2"
+    assert F.nvlink_domain("a4x", {}) is None and F.nvlink_domain("a4", {"block": "b", "subblock": "s"}) is None
+
+
+def test_a4x_guest_names_are_the_arm64_images():
+    assert F.FAMILIES["a4x"]["nics"]["guest_names"]["ubuntu"] == [
+        "enp0s1", "enp192s1", "gpu0rdma0", "gpu1rdma0", "gpu2rdma0", "gpu3rdma0"]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -155,6 +189,30 @@ def test_render_env_gib_sockets_on_both_host_nics():
     assert problems == []
     assert env["NCCL_SOCKET_IFNAME"] == "enp0s19,enp192s20"
     assert env["NCCL_TUNER_CONFIG_PATH"] == "/usr/local/gib/configs/tuner_config_a4.txtpb"
+
+
+@pytest.mark.parametrize("name", ["a3-ultra", "a4", "a4x"])
+def test_gib_table_holds_no_copy_of_the_scripts_values(name):
+    # values such as NCCL_IB_GID_INDEX or NCCL_P2P_NVL_CHUNKSIZE change per gIB release: they come from
+    # the installed set_nccl_env.sh at run time, never from this table
+    table = F.FAMILIES[name]["nccl_env"]
+    for key in ("NCCL_IB_GID_INDEX", "NCCL_P2P_NVL_CHUNKSIZE", "NCCL_IB_TC", "NCCL_CROSS_NIC"):
+        assert key not in table
+    base = {"NCCL_IB_GID_INDEX": "5", "NCCL_P2P_NVL_CHUNKSIZE": "262144", "NCCL_SOCKET_IFNAME": "eth0"}
+    env, problems = F.render_nccl_env(name, ["c0", "c1"], [], base=base)
+    assert problems == []
+    assert env["NCCL_IB_GID_INDEX"] == "5" and env["NCCL_P2P_NVL_CHUNKSIZE"] == "262144"
+    # our additions go on top of the script's: the node's real socket interfaces, the plugin first on the path
+    assert env["NCCL_SOCKET_IFNAME"] == "c0,c1" and env["LD_LIBRARY_PATH"] == "/usr/local/gib/lib64"
+    assert env["NCCL_NET"] == "gIB"
+
+
+@pytest.mark.parametrize("name", sorted(F.FAMILIES))
+def test_render_env_keeps_jobs_at_warn_unless_asked(name):
+    env, _problems = F.render_nccl_env(name, ["c0", "c1"], ["g%d" % i for i in range(8)])
+    assert env["NCCL_DEBUG"] == "WARN"
+    env, _problems = F.render_nccl_env(name, ["c0", "c1"], ["g0"], overrides={"NCCL_DEBUG": "INFO"})
+    assert env["NCCL_DEBUG"] == "INFO"
 
 
 def test_os_flavour():

@@ -66,19 +66,47 @@ def test_wrong_network_name():
     assert ok
 
 
-def test_no_baseline_falls_back_to_family_floor():
+def test_floor_is_judged_over_its_own_window_only():
     parsed = load("a3-mega_all_gather_2node_dstack.txt", "FasTrak")
-    # a3-mega has no all_reduce baseline; its avg floor applies to the average
+    floor = families.FAMILIES["a3-mega"]["avg_busbw_floor"]
+    # the run's own average (8M-8G, about 125 GB/s) is below the 2G-8G floor; its 2G-8G window is not
+    assert parsed["avg_busbw_gbps"] < floor["gbps"]
+    window = nccl_judge.window_avg_busbw(parsed, floor["minbytes"], floor["maxbytes"])
+    assert window > floor["gbps"]
+    v = nccl_judge.judge_collective(parsed, "a3-mega", baseline_gbps=None, multi_node=True,
+                                    scope="nvlink_domain")  # a3-mega has no NVLink-domain baseline
+    assert v["status"] == "pass" and v["window_avg_busbw_gbps"] == round(window, 3)
+    assert "over 2147483648-8589934592 B meets the family floor 150.0 GB/s" in " ".join(v["reasons"])
+
+
+def test_floor_holds_for_its_collective_only():
+    parsed = load("a3-mega_all_gather_2node_dstack.txt", "FasTrak")
+    # CHS's floor is an all_gather figure: an all_reduce without baseline is not judged by it
     v = nccl_judge.judge_collective(parsed, "a3-mega", collective="all_reduce")
-    floor = families.FAMILIES["a3-mega"]["avg_busbw_floor_gbps"]
     assert families.baseline("a3-mega", "all_reduce") is None
-    assert v["status"] == ("pass" if parsed["avg_busbw_gbps"] >= floor else "fail")
-    assert "no baseline for all_reduce on a3-mega" in " ".join(v["reasons"])
+    assert v["status"] == "not_judged" and "no family floor for it" in v["reasons"][0]
+
+
+def test_floor_window_not_covered_is_said():
+    text = "\n".join(line for line in open(os.path.join(FIX, "a3-mega_all_gather_2node_dstack.txt"))
+                     .read().splitlines() if not line.strip()[:1].isdigit() or int(line.split()[0]) < 2 ** 31)
+    v = nccl_judge.judge_collective(nccl_parse.parse(INFO % "FasTrak" + text), "a3-mega",
+                                    collective="all_gather", scope="nvlink_domain")
+    assert v["status"] == "not_judged" and "which this run does not cover" in v["reasons"][0]
+
+
+def test_a4x_pairs_are_judged_against_their_own_scope():
+    parsed = load("a3-mega_all_gather_2node_dstack.txt", "gIB")  # about 188 GB/s at 8 GiB
+    inside = nccl_judge.judge_collective(parsed, "a4x", scope="nvlink_domain")
+    assert inside["status"] == "fail" and inside["baseline_gbps"] == 454.0
+    across = nccl_judge.judge_collective(parsed, "a4x", scope="network")
+    assert across["status"] == "pass" and across["required_gbps"] == 160.0
+    assert "no network baseline for all_gather on a4x" in across["reasons"][0]
 
 
 def test_no_baseline_and_no_floor_is_not_judged():
     parsed = load("a3-mega_all_gather_2node_dstack.txt", "GPUDirectTCPX")
-    assert families.FAMILIES["a3-edge"]["avg_busbw_floor_gbps"] is None
+    assert families.FAMILIES["a3-edge"]["avg_busbw_floor"] is None
     v = nccl_judge.judge_collective(parsed, "a3-edge")
     assert v["status"] == "not_judged" and "not judged" in v["reasons"][0]
     assert nccl_judge.overall([v]) == "not_judged"

@@ -51,6 +51,18 @@ def test_mpirun_argv():
     assert "--allow-run-as-root" not in argv and "NCCL_DEBUG=INFO" not in " ".join(argv)
 
 
+def test_plugin_check_turns_on_only_init_and_net():
+    # A job profile such as TCPXO's carries NCCL_DEBUG_SUBSYS=INIT,NET,ENV,COLL,GRAPH for WARN level;
+    # at INFO, COLL logs every collective call and floods large runs.
+    env = {"NCCL_DEBUG": "WARN", "NCCL_DEBUG_SUBSYS": "INIT,NET,ENV,COLL,GRAPH"}
+    argv = nccl_runner.mpirun_argv(params(env=env), ["a", "b"], "all_gather", "/h")
+    assert "NCCL_DEBUG=INFO" in argv and "NCCL_DEBUG_SUBSYS=INIT,NET" in argv
+    assert not [a for a in argv if a.startswith("NCCL_DEBUG_SUBSYS=") and a != "NCCL_DEBUG_SUBSYS=INIT,NET"]
+    # without the plugin check the job keeps its own level and subsystems
+    argv = nccl_runner.mpirun_argv(params(env=env, check_plugin=False), ["a", "b"], "all_gather", "/h")
+    assert "NCCL_DEBUG=WARN" in argv and "NCCL_DEBUG_SUBSYS=INIT,NET,ENV,COLL,GRAPH" in argv
+
+
 def test_env_file(tmp_path):
     path = tmp_path / "nccl.env"
     path.write_text("# written by nccl_profile\nNCCL_NET=gIB\nexport LD_LIBRARY_PATH=/usr/local/gib/lib64\n")
@@ -181,6 +193,28 @@ def test_cluster_mode_pass_and_threshold():
     assert res["verdict"] == "pass" and res["collectives"][0]["measured_busbw_gbps"] == 188.37
     res = nccl_runner.NcclTestsRun(params(threshold=1.05), executor=replay([])).execute()
     assert res["verdict"] == "fail"
+
+
+def a4x_params(domains):
+    hosts = [{"name": "n%d" % i, "address": "10.0.0.%d" % (i + 2), "nvlink_domain": d}
+             for i, d in enumerate(domains)]
+    return params(family="a4x", hosts=hosts, slots=4)
+
+
+def test_a4x_run_inside_one_nvlink_domain_meets_the_nvlink_bar():
+    # the recording (about 188 GB/s at 8 GiB) is far below the 454 GB/s NVLink-domain baseline
+    res = nccl_runner.NcclTestsRun(a4x_params(["b1/s1", "b1/s1"]), executor=replay([], net="gIB")).execute()
+    verdict = res["collectives"][0]
+    assert res["verdict"] == "fail" and verdict["scope"] == "nvlink_domain" and verdict["baseline_gbps"] == 454.0
+
+
+def test_a4x_run_across_nvlink_domains_meets_the_network_bar():
+    res = nccl_runner.NcclTestsRun(a4x_params(["b1/s1", "b1/s2"]), executor=replay([], net="gIB")).execute()
+    verdict = res["collectives"][0]
+    assert res["verdict"] == "pass" and verdict["scope"] == "network" and verdict["required_gbps"] == 160.0
+    assert "different NVLink domains (n0=b1/s1, n1=b1/s2)" in " ".join(verdict["reasons"])
+    res = nccl_runner.NcclTestsRun(a4x_params([None, "b1/s1"]), executor=replay([], net="gIB")).execute()
+    assert "NVLink domain of n0 unknown" in " ".join(res["collectives"][0]["reasons"])
 
 
 def test_standin_replays_the_recorded_fixture_unchanged():
