@@ -29,18 +29,20 @@ def _flavour(flavour, distribution):
 
 def rxdm_run_argv(family, engine, ref, flavour="auto", distribution=None, name=rxdm_command.CONTAINER_NAME,
                   gpus=None, gpu_devices=None, volume_sources=None, extra_volumes=None, extra_env=None,
-                  extra_args=None, args=None):
+                  extra_args=None, args=None, driver_lib_dir=None):
     try:
         return rxdm_command.build_run_argv(
             _rxdm(family), engine, ref, _flavour(flavour, distribution), name=name, gpus=gpus,
             gpu_devices=gpu_devices, volume_sources=volume_sources, extra_volumes=extra_volumes,
-            extra_env=extra_env, extra_args=extra_args, args=args)
+            extra_env=extra_env, extra_args=extra_args, args=args, driver_lib_dir=driver_lib_dir or None)
     except rxdm_command.RxdmCommandError as exc:
         raise AnsibleFilterError("rxdm_run_argv (%s): %s" % (family, exc))
 
 
-def rxdm_host_paths(family, volume_sources=None, extra_volumes=None):
-    return rxdm_command.host_paths(_rxdm(family), volume_sources, extra_volumes)
+def rxdm_host_paths(family, volume_sources=None, extra_volumes=None, flavour="auto", distribution=None,
+                    driver_lib_dir=None):
+    return rxdm_command.host_paths(_rxdm(family), volume_sources, extra_volumes, _flavour(flavour, distribution),
+                                   driver_lib_dir or None)
 
 
 def systemd_exec_line(argv):

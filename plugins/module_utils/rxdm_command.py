@@ -22,28 +22,40 @@ class RxdmCommandError(ValueError):
     """The RxDM table entry or an option cannot make a command line."""
 
 
+def table_volumes(rxdm, flavour):
+    """{host: container} the table mounts for this OS flavour."""
+    volumes = dict(rxdm.get("volumes") or {})
+    volumes.update((rxdm.get("flavour_volumes") or {}).get(flavour) or {})
+    return volumes
+
+
 def build_run_argv(rxdm, engine, ref, flavour, name=CONTAINER_NAME, gpus=None, gpu_devices=None,
-                   volume_sources=None, extra_volumes=None, extra_env=None, extra_args=None, args=None):
+                   volume_sources=None, extra_volumes=None, extra_env=None, extra_args=None, args=None,
+                   driver_lib_dir=None):
     """The `<engine> run` argument list for RxDM.
 
     rxdm: the family table's RxDM entry (families.FAMILIES[f]["rxdm"]).
-    flavour: "cos" or "ubuntu" (families.OS_FLAVOURS); picks args and the GPU flag.
+    flavour: "cos" or "ubuntu" (families.OS_FLAVOURS); picks args, flavour volumes and the GPU flag.
     gpus: pass `--gpus all`; None = the table's choice for the flavour.
     gpu_devices: devices passed one by one when `--gpus all` is not used; None = the table's.
     volume_sources: {table host path: replacement host path}, for nodes where a
         device or directory lives elsewhere; the container side never changes.
     extra_volumes: {host: container} added after the table's.
     extra_env / extra_args: added after the table's; args replaces the table's args.
+    driver_lib_dir: the host directory that holds the NVIDIA driver libraries, mounted
+        where RxDM looks for them (the table's driver_lib_mount); None when the
+        container toolkit injects them (`--gpus all`).
     """
     if not rxdm:
         raise RxdmCommandError("this family runs no RxDM")
     if flavour not in rxdm["args"]:
         raise RxdmCommandError("OS flavour %r unknown; known: %s" % (flavour, ", ".join(sorted(rxdm["args"]))))
+    volumes = table_volumes(rxdm, flavour)
     volume_sources = volume_sources or {}
-    unknown = sorted(set(volume_sources) - set(rxdm["volumes"]))
+    unknown = sorted(set(volume_sources) - set(volumes))
     if unknown:
         raise RxdmCommandError("volume_sources names %s, which the RxDM table does not mount (it mounts %s)"
-                               % (", ".join(unknown), ", ".join(sorted(rxdm["volumes"]))))
+                               % (", ".join(unknown), ", ".join(sorted(volumes))))
     argv = [engine, "run", "--rm", "--name", name, "--pull=never"]
     if rxdm.get("network_host"):
         argv.append("--network=host")
@@ -62,8 +74,10 @@ def build_run_argv(rxdm, engine, ref, flavour, name=CONTAINER_NAME, gpus=None, g
             argv.extend(["--device", dev])
     for dev in rxdm.get("devices") or []:
         argv.extend(["--device", dev])
-    for host in sorted(rxdm["volumes"]):
-        argv.extend(["--volume", "%s:%s" % (volume_sources.get(host, host), rxdm["volumes"][host])])
+    for host in sorted(volumes):
+        argv.extend(["--volume", "%s:%s" % (volume_sources.get(host, host), volumes[host])])
+    if driver_lib_dir:
+        argv.extend(["--volume", "%s:%s:ro" % (driver_lib_dir, rxdm["driver_lib_mount"])])
     for host in sorted(extra_volumes or {}):
         argv.extend(["--volume", "%s:%s" % (host, extra_volumes[host])])
     env = dict(rxdm.get("env") or {})
@@ -78,11 +92,11 @@ def build_run_argv(rxdm, engine, ref, flavour, name=CONTAINER_NAME, gpus=None, g
     return argv
 
 
-def host_paths(rxdm, volume_sources=None, extra_volumes=None):
+def host_paths(rxdm, volume_sources=None, extra_volumes=None, flavour="ubuntu", driver_lib_dir=None):
     """Host paths the command mounts (after substitution): they must exist before RxDM starts."""
     volume_sources = volume_sources or {}
-    paths = [volume_sources.get(h, h) for h in sorted((rxdm or {}).get("volumes") or {})]
-    return paths + sorted(extra_volumes or {})
+    paths = [volume_sources.get(h, h) for h in sorted(table_volumes(rxdm or {}, flavour))]
+    return paths + ([driver_lib_dir] if driver_lib_dir else []) + sorted(extra_volumes or {})
 
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")

@@ -4,7 +4,7 @@ no RDMA, and Google's images are replaced by clearly labelled stand-ins.
 
 Run it with Python 3 as root: python3 tests/sandbox/sandbox.py COMMAND ...
 
-  sandbox.py up --name NAME [--family a3-mega] [--nodes 2]
+  sandbox.py up --name NAME [--family a3-mega] [--nodes 2] [--variant cos|ubuntu]
   sandbox.py down --name NAME | --all
   sandbox.py restart --name NAME --node HOST      (like a VM reboot)
   sandbox.py status --name NAME [--json]
@@ -39,6 +39,9 @@ def parse(argv):
     p.add_argument("--name", required=True, type=_name)
     p.add_argument("--family", default=os.environ.get("FAMILY", "a3-mega"))
     p.add_argument("--nodes", type=int, default=int(os.environ.get("NODES", "2")))
+    p.add_argument("--variant", default=os.environ.get("VARIANT", "cos"),
+                   help="cos: COS-like nodes (eth*, /var/lib/nvidia, no container toolkit); ubuntu: like Ubuntu's "
+                        "accelerator image (enp*, packaged driver, container toolkit)")
     p = sub.add_parser("down", help="remove a sandbox's nodes, networks and processes")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--name", type=_name)
@@ -72,9 +75,9 @@ def main(argv=None):
     try:
         _load_extras()
         if args.cmd == "up":
-            plan = cluster.up(args.name, args.family, args.nodes)
-            print("sandbox %s is up (SANDBOX: %d %s-shaped nodes, stand-ins, no GPUs)"
-                  % (args.name, len(plan["nodes"]), args.family))
+            plan = cluster.up(args.name, args.family, args.nodes, args.variant)
+            print("sandbox %s is up (SANDBOX: %d %s-shaped %s-like nodes, stand-ins, no GPUs)"
+                  % (args.name, len(plan["nodes"]), args.family, args.variant))
             print("inventory: %s" % cluster.inventory_file(args.name))
         elif args.cmd == "down":
             names = common.sandbox_names() if args.all else [args.name]

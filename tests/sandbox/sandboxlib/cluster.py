@@ -7,11 +7,31 @@ import subprocess
 import tempfile
 import time
 
-from . import common, images, inventory, layout
+from . import common, images, inventory, layout, standin_sysfs
 
 REGISTRY_ALIAS = "gpudirect-registry.sandbox"
 NCCL_TESTS_BIN = os.path.join(common.SANDBOX_DIR, "standins", "nccl_tests", "bin")
 NCCL_TESTS_DEST = "/opt/nccl-tests-standin/build"
+STANDIN_SYSFS = "/var/lib/gpudirect-standin/sysfs"
+LIBCUDA_TEXT = "STAND-IN libcuda.so.1: the sandbox has no NVIDIA driver; this file only marks where the driver is\n"
+PRIMARY_NETWORK = """# Sandbox node (Ubuntu-like): the primary NIC keeps the address podman gave it.
+[Match]
+Name=%s
+
+[Network]
+DHCP=no
+LinkLocalAddressing=no
+IPv6AcceptRA=no
+KeepConfiguration=yes
+"""
+# What `--gpus` needs on an Ubuntu image; the node's docker command checks for it
+TOOLKIT_HOOK = "usr/bin/nvidia-container-runtime-hook"
+TOOLKIT_TEXT = """#!/bin/sh
+# STAND-IN for nvidia-container-toolkit's OCI hook (sandbox): its presence makes the
+# node's docker command accept --gpus, as the real toolkit does.
+echo "STAND-IN nvidia-container-runtime-hook: sandbox only, no GPUs" >&2
+exit 0
+"""
 BOOT_TIMEOUT_S = int(os.environ.get("GPUDIRECT_SANDBOX_BOOT_TIMEOUT", "180"))
 # hooks run after the nodes are up (registry, emulator), set by sandbox.py
 AFTER_UP = []
@@ -78,22 +98,40 @@ def _seed_files(plan, node):
         # "DIR/." copies the contents into the existing /root/.ssh
         common.podman("cp", ssh + "/.", "%s:/root/.ssh" % node["name"])
         # What a GPU VM with its driver has and a sandbox node lacks, as labelled
-        # stand-ins: the driver library directory RxDM mounts, a plain file for
+        # stand-ins: the driver where the variant's image keeps it (COS: its own
+        # directory and GPU device nodes; Ubuntu: the system library directory
+        # and the container toolkit's hook), a plain file for
         # /dev/dmabuf_import_helper (mapped by rxdm_volume_sources in
-        # inventories/sandbox/group_vars/all/standins.yml), and the network name
-        # the family's NCCL plugin reports, for the stand-in *_perf programs.
+        # inventories/sandbox/group_vars/all/standins.yml), the network name the
+        # family's NCCL plugin reports, for the stand-in *_perf programs, and for
+        # TCPX an A3 High's PCI layout (rxdm_sysfs_root).
         root = os.path.join(tmp, "root")
-        net_name = layout.family_profile(plan["family"])["plugin"]["net_name"]
-        for rel, text in (
-                ("var/lib/nvidia/lib64/STAND-IN.txt",
-                 "STAND-IN: the sandbox has no NVIDIA driver; this directory only exists so RxDM can mount it\n"),
-                ("var/lib/gpudirect-standin/dmabuf_import_helper",
-                 "STAND-IN for /dev/dmabuf_import_helper: a plain file, not the import-helper device\n"),
-                ("etc/nccl-standin/net_name", "%s\n" % net_name)):
+        prof = layout.family_profile(plan["family"])
+        variant = plan.get("variant", "cos")
+        files = [("var/lib/gpudirect-standin/dmabuf_import_helper",
+                  "STAND-IN for /dev/dmabuf_import_helper: a plain file, not the import-helper device\n"),
+                 ("etc/nccl-standin/net_name", "%s\n" % prof["plugin"]["net_name"]),
+                 ("etc/gpudirect-standin/primary-nic", "%s\n" % node["nics"][0]["iface"]),
+                 ("etc/gpudirect-standin/variant", "%s\n" % variant)]
+        if variant == "ubuntu":
+            files += [("usr/lib/%s-linux-gnu/libcuda.so.1" % prof["arch"], LIBCUDA_TEXT),
+                      (TOOLKIT_HOOK, TOOLKIT_TEXT),
+                      # the image's own networkd file matches eth0 only
+                      ("etc/systemd/network/09-primary.network",
+                       PRIMARY_NETWORK % node["nics"][0]["iface"])]
+        else:
+            files += [("var/lib/nvidia/lib64/libcuda.so.1", LIBCUDA_TEXT),
+                      ("etc/gpudirect-standin/gpu-devices", "%d\n" % prof["gpu"]["count"])]
+        for rel, text in files:
             path = os.path.join(root, rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as fh:
                 fh.write(text)
+        if variant == "ubuntu":
+            os.chmod(os.path.join(root, TOOLKIT_HOOK), 0o755)
+        if (prof.get("rxdm") or {}).get("topology"):
+            gpu_ifaces = [node["nics"][i]["iface"] for i in prof["nics"]["gpu_indexes"]]
+            standin_sysfs.write_tree(os.path.join(root, STANDIN_SYSFS.lstrip("/")), gpu_ifaces)
         common.podman("cp", root + "/.", "%s:/" % node["name"])
         if os.path.isdir(NCCL_TESTS_BIN):
             opt = os.path.join(tmp, "opt")
@@ -144,19 +182,21 @@ def _parallel(func, nodes):
         raise errors[0]
 
 
-def up(name, family, nodes):
+def up(name, family, nodes, variant="cos"):
     if not 1 <= nodes <= layout.MAX_NODES:
         raise common.SandboxError("--nodes must be between 1 and %d, got %d" % (layout.MAX_NODES, nodes))
+    if variant not in layout.VARIANTS:
+        raise common.SandboxError("--variant must be %s, got %r" % (" or ".join(layout.VARIANTS), variant))
     old = common.load_state(name)
-    if old and (old["family"] != family or len(old["nodes"]) != nodes):
-        raise common.SandboxError("sandbox %s already exists as %s x%d; run `down --name %s` first"
-                                  % (name, old["family"], len(old["nodes"]), name))
+    if old and (old["family"] != family or len(old["nodes"]) != nodes or old.get("variant", "cos") != variant):
+        raise common.SandboxError("sandbox %s already exists as %s x%d (%s nodes); run `down --name %s` first"
+                                  % (name, old["family"], len(old["nodes"]), old.get("variant", "cos"), name))
     layout.family_profile(family)  # bad family: one line, before anything is built
     image = images.node_image()
     _make_key(name)
     with common.locked("networks"):
         slot = old["slot"] if old else layout.free_slot()
-        plan = layout.plan(name, family, nodes, slot)
+        plan = layout.plan(name, family, nodes, slot, variant)
         plan["image"] = image
         common.save_state(name, plan)
         _create_networks(plan)

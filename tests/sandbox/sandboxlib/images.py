@@ -28,6 +28,7 @@ NODE_PACKAGES = [
     "ca-certificates", "procps",
 ]
 NODE_SERVICES = ["gpudirect-sandbox-sysfs-ro.service", "gpudirect-sandbox-guest-mtu.service",
+                 "gpudirect-sandbox-gpu-devices.service",
                  "systemd-networkd.service", "ssh.service"]
 # a container has no console to log in on; the rest only slow boot down
 NODE_MASKED = ["getty@tty1.service", "console-getty.service", "systemd-timesyncd.service", "apt-daily.timer",

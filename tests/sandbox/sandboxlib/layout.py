@@ -4,6 +4,13 @@ One podman network per VPC of the family, all at the family's VPC MTU.  Each
 sandbox gets its own block of subnets, 10.<slot>.<nic>.0/24, so several can
 run at once; node k has address 10.<slot>.<nic>.<10+k> and a GCE-style MAC
 (42:01 + the address) on every network, so a restart keeps both.
+
+Two node variants, as Google's images differ:
+  cos     COS-like: NICs eth0.., the driver in /var/lib/nvidia/lib64, GPU device
+          nodes and no NVIDIA container toolkit (`--gpus` is refused);
+  ubuntu  like Ubuntu's accelerator image: the family's enp* names, the packaged
+          driver in the system library directory, the container toolkit behind
+          `--gpus all`, and no /var/lib/nvidia.
 """
 
 import importlib.util
@@ -18,6 +25,7 @@ ZONE = "sandbox-local1-a"
 FIRST_HOST = 10
 MAX_NODES = 64
 SLOTS = range(100, 200)
+VARIANTS = ("cos", "ubuntu")
 TEN = ipaddress.ip_network("10.0.0.0/8")
 
 
@@ -94,10 +102,22 @@ def free_slot():
     raise common.SandboxError("no free 10.x.0.0/16 block left for another sandbox (10.100-10.199 in use)")
 
 
-def plan(name, family, nodes, slot):
+def iface_names(prof, variant):
+    """The node's interface name for every NIC of the family, as the variant's image names them."""
+    count = prof["nics"]["count"]
+    if variant == "ubuntu":
+        names = prof["nics"]["guest_names"]["ubuntu"]
+        return [names[i] or "eth%d" % i for i in range(count)]
+    return ["eth%d" % i for i in range(count)]
+
+
+def plan(name, family, nodes, slot, variant="cos"):
     """Everything `up` creates, as data (also what the inventory and the emulator describe)."""
+    if variant not in VARIANTS:
+        raise common.SandboxError("node variant %r unknown; use %s" % (variant, " or ".join(VARIANTS)))
     prof = family_profile(family)
     nics = prof["nics"]
+    ifaces = iface_names(prof, variant)
     mtu = prof["vpc_mtu"]
     nets = []
     for i in range(nics["count"]):
@@ -115,13 +135,14 @@ def plan(name, family, nodes, slot):
         hosts.append({
             "name": node_name(name, k),
             "index": k,
-            "nics": [{"name": "nic%d" % n["index"], "iface": "eth%d" % n["index"], "network": n["name"],
+            "nics": [{"name": "nic%d" % n["index"], "iface": ifaces[n["index"]], "network": n["name"],
                       "ip": address(slot, n["index"], k), "mac": mac(slot, n["index"], k)}
                      for n in nets],
         })
     return {
         "name": name,
         "family": family,
+        "variant": variant,
         "transport": prof["transport"],
         "machine_type": prof["machine_type"],
         "vpc_mtu": mtu,

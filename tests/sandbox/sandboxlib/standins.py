@@ -2,7 +2,9 @@
 Containerfile and a standin.yml, and push it to the local registry under each
 real image path and tag it stands in for.
 
-standin.yml: {images: [<real path without tag>], tags: [...], build_args: {...}}
+standin.yml: {images: [<real path without tag>], tags: [...], build_args: {...}}, or
+{variants: [{name, images, tags, build_args}, ...]} for one directory built
+several ways (the plugin installer stand-in is TCPX-shaped or TCPXO-shaped).
 Builds are cached: an image is rebuilt only when its directory or the base
 image changes, and pushed again only when the registry lacks it.
 """
@@ -20,6 +22,7 @@ PUSHED = os.path.join(registry.STORAGE, "pushed.json")
 
 
 def _load_yaml(path):
+    """[{images, tags, build_args, variant}] of one standin.yml."""
     try:
         import yaml
     except ImportError:
@@ -31,6 +34,20 @@ def _load_yaml(path):
         raise common.SandboxError("%s is not valid YAML: %s" % (path, str(exc).splitlines()[0]))
     if not isinstance(data, dict):
         raise common.SandboxError("%s: expected a mapping with images and tags" % path)
+    if "variants" not in data:
+        return [dict(_spec(path, data), variant="")]
+    variants = data["variants"]
+    if not isinstance(variants, list) or not variants:
+        raise common.SandboxError("%s: variants must be a non-empty list" % path)
+    out = []
+    for variant in variants:
+        if not isinstance(variant, dict) or not variant.get("name"):
+            raise common.SandboxError("%s: each variant needs a name, images and tags" % path)
+        out.append(dict(_spec(path, variant), variant=str(variant["name"])))
+    return out
+
+
+def _spec(path, data):
     imgs, tags, args = data.get("images"), data.get("tags"), data.get("build_args") or {}
     if not imgs or not isinstance(imgs, list) or not all(isinstance(i, str) for i in imgs):
         raise common.SandboxError("%s: images must be a non-empty list of image paths" % path)
@@ -51,9 +68,9 @@ def discover():
     for name in sorted(os.listdir(STANDINS)):
         d = os.path.join(STANDINS, name)
         if os.path.isfile(os.path.join(d, "Containerfile")) and os.path.isfile(os.path.join(d, "standin.yml")):
-            spec = _load_yaml(os.path.join(d, "standin.yml"))
-            spec.update({"name": name, "dir": d})
-            out.append(spec)
+            for spec in _load_yaml(os.path.join(d, "standin.yml")):
+                spec.update({"name": name + ("-" + spec["variant"] if spec["variant"] else ""), "dir": d})
+                out.append(spec)
     return out
 
 

@@ -28,12 +28,30 @@ def _load(name, path):
     return mod
 
 
-@pytest.fixture
-def installer(tmp_path, monkeypatch):
+def _installer(tmp_path, monkeypatch, transport):
     mod = _load("installer_standin", os.path.join(STANDINS, "nccl_plugin_installer", "installer_standin.py"))
-    monkeypatch.setattr(mod, "TARGET", str(tmp_path / "tcpxo" / "lib64"))
+    monkeypatch.setattr(mod, "TRANSPORT", transport)
+    monkeypatch.setattr(mod, "TARGET", str(tmp_path / transport / "lib64"))
     monkeypatch.setattr(mod, "mounted", lambda path: True)
     return mod
+
+
+@pytest.fixture
+def installer(tmp_path, monkeypatch):
+    return _installer(tmp_path, monkeypatch, "tcpxo")
+
+
+def test_tcpx_installer_lays_out_what_the_real_one_does(tmp_path, monkeypatch):
+    tcpx = _installer(tmp_path, monkeypatch, "tcpx")
+    tcpx.main(["install"])
+    # plain `install` leaves the plugin only: no NCCL core for nccl-tests to load
+    assert sorted(os.listdir(tcpx.TARGET)) == ["libnccl-net.so"]
+    tcpx.main(["install", "--install-nccl"])
+    for name in families.FAMILIES["a3-high"]["plugin"]["files"]:
+        assert "STAND-IN" in open(os.path.join(tcpx.TARGET, name)).read(), name
+    assert os.readlink(os.path.join(tcpx.TARGET, "libnccl.so")) == "libnccl.so.2"
+    assert "NCCL from the TCPX installer" in open(os.path.join(tcpx.TARGET, "libnccl-net.so")).read()
+    assert families.FAMILIES["a3-high"]["plugin"]["install_args"] == ["install", "--install-nccl"]
 
 
 def test_installer_writes_every_file_the_table_expects(installer):
@@ -74,12 +92,16 @@ def test_installer_refuses_bad_usage(installer, capsys):
 
 def test_standin_images_are_the_tables_images_and_pairs():
     rxdm = yaml.safe_load(open(os.path.join(STANDINS, "rxdm", "standin.yml")))
-    inst = yaml.safe_load(open(os.path.join(STANDINS, "nccl_plugin_installer", "standin.yml")))
+    inst = dict((v["name"], v) for v in
+                yaml.safe_load(open(os.path.join(STANDINS, "nccl_plugin_installer", "standin.yml")))["variants"])
     mega, high = families.FAMILIES["a3-mega"], families.FAMILIES["a3-high"]
     assert set(rxdm["images"]) == {mega["rxdm"]["image"], high["rxdm"]["image"]}
     assert set(mega["rxdm"]["plugin_pairs"]) | {high["rxdm"]["version"]} <= set(rxdm["tags"])
-    assert inst["images"] == [mega["plugin"]["image"]]
-    assert set(mega["rxdm"]["plugin_pairs"].values()) <= set(inst["tags"])
+    assert inst["tcpxo"]["images"] == [mega["plugin"]["image"]]
+    assert set(mega["rxdm"]["plugin_pairs"].values()) <= set(inst["tcpxo"]["tags"])
+    assert inst["tcpx"]["images"] == [high["plugin"]["image"]]
+    assert set(high["rxdm"]["plugin_pairs"].values()) <= set(inst["tcpx"]["tags"])
+    assert inst["tcpx"]["build_args"] == {"TRANSPORT": "tcpx"}
 
 
 def run_rxdm(args):
@@ -104,5 +126,23 @@ def test_rxdm_standin_without_gpus_or_driver_mount_fails_like_rxdm(monkeypatch):
     monkeypatch.setenv("GPUDIRECT_STANDIN_GPUS", "all")
     proc = run_rxdm(["--standin_mode=tcpxo", "--num_hops=2", "--num_nics=8"])
     assert proc.returncode == 1
-    assert any(s in proc.stdout for s in ("/usr/local/nvidia/lib64 is not mounted", "Operation not permitted",
+    assert any(s in proc.stdout for s in ("libcuda.so.1: cannot open shared object file", "Operation not permitted",
                                           "no GPU NIC"))
+
+
+def test_rxdm_standin_reads_the_topology_files_interfaces(tmp_path):
+    rxdm = _load("rxdm_standin", os.path.join(STANDINS, "rxdm", "rxdm_standin.py"))
+    topo = tmp_path / "gpu_rxq_configuration.textproto"
+    topo.write_text(open(os.path.join(ROOT, "tests", "fixtures", "rxdm",
+                                      "a3-high_ubuntu_gpu_rxq_configuration.textproto")).read())
+    assert rxdm.topology_ifnames(str(topo)) == ["enp6s0", "enp12s0", "enp134s0", "enp140s0"]
+
+
+def test_rxdm_standin_finds_libcuda_where_the_loader_would(tmp_path, monkeypatch):
+    rxdm = _load("rxdm_standin", os.path.join(STANDINS, "rxdm", "rxdm_standin.py"))
+    monkeypatch.setattr(rxdm, "LOADER_DIRS", [str(tmp_path / "nvidia")])
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path / "ld"))
+    assert rxdm.find_library("libcuda.so.1") is None
+    (tmp_path / "ld").mkdir()
+    (tmp_path / "ld" / "libcuda.so.1").write_text("STAND-IN")
+    assert rxdm.find_library("libcuda.so.1") == str(tmp_path / "ld" / "libcuda.so.1")

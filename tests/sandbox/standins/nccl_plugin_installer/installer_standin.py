@@ -1,20 +1,32 @@
-"""STAND-IN for Google's TCPXO NCCL plugin installer image, sandbox only.
+"""STAND-IN for Google's TCPX and TCPXO NCCL plugin installer images, sandbox only.
 
-`install [--install-nccl]` writes, into the host's /var/lib (mounted with
-`-v /var/lib:/var/lib`), the files the real installer writes to
-/var/lib/tcpxo/lib64 [UNOFF; CEA README] - each labelled STAND-IN, none a real
-library - and nccl-env-profile.sh with the values the real v1.0.15 profile
-documents, including its eth0..eth8 interface names (reference section 9.3:
-on Ubuntu/Debian hosts those names are wrong and must be overridden).
-The file list is kept equal to the family table's by tests/unit.
+Built twice (standin.yml variants): GPUDIRECT_STANDIN_TRANSPORT says which
+installer it stands in for.  `install [--install-nccl]` writes, into the
+host's /var/lib (mounted with `-v /var/lib:/var/lib`), the files the real
+installer writes - each labelled STAND-IN, none a real library:
+  TCPX   /var/lib/tcpx/lib64: libnccl-net.so; --install-nccl adds the NCCL core,
+         libnccl.so.2 and its libnccl.so link (container_entry.sh copies libnccl.so*);
+  TCPXO  /var/lib/tcpxo/lib64: the plugin, shim, tuner, their configs [UNOFF; CEA
+         README], --install-nccl adds libnccl.so.2, and nccl-env-profile.sh with
+         the values the real v1.0.15 profile documents, including its eth0..eth8
+         names (wrong on Ubuntu/Debian hosts, which must override them).
+Every library names the installer it came from: the plugin is built against that
+installer's NCCL, and the stand-in nccl-tests refuse a plugin whose NCCL is not
+the one loaded.  The file lists are kept equal to the family table's by tests/unit.
 """
 
 import os
 import sys
 
-TARGET = "/var/lib/tcpxo/lib64"
-LIBS = ["libnccl-net.so", "libnccl-net_internal.so", "libnccl-tcpx.so", "libnccl-tcpxo.so", "libnccl-tuner.so"]
+TRANSPORT = os.environ.get("GPUDIRECT_STANDIN_TRANSPORT", "tcpxo")
+TARGETS = {"tcpx": "/var/lib/tcpx/lib64", "tcpxo": "/var/lib/tcpxo/lib64"}
+TARGET = TARGETS.get(TRANSPORT, "/nonexistent")
+PLUGIN_LIBS = {
+    "tcpx": ["libnccl-net.so"],
+    "tcpxo": ["libnccl-net.so", "libnccl-net_internal.so", "libnccl-tcpx.so", "libnccl-tcpxo.so", "libnccl-tuner.so"],
+}
 NCCL_LIBS = ["libnccl.so.2"]
+NCCL_LINKS = {"tcpx": {"libnccl.so": "libnccl.so.2"}, "tcpxo": {}}
 CONFIGS = ["a3plus_tuner_config.textproto", "a3plus_guest_config.textproto",
            "a3plus_tuner_config_simple.textproto", "a3plus_guest_config_simple.textproto"]
 # nccl-env-profile.sh as documented for v1.0.15 [CEA README]
@@ -62,8 +74,16 @@ def write(path, text):
         fh.write(text)
 
 
+def bundle():
+    """What every library this installer writes says of the NCCL it belongs to."""
+    return "NCCL from the %s installer" % TRANSPORT.upper()
+
+
 def main(argv):
-    print("STAND-IN TCPXO NCCL plugin installer - sandbox only, writes labelled placeholder files", flush=True)
+    print("STAND-IN %s NCCL plugin installer - sandbox only, writes labelled placeholder files"
+          % TRANSPORT.upper(), flush=True)
+    if TRANSPORT not in TARGETS:
+        fail("GPUDIRECT_STANDIN_TRANSPORT=%s: the stand-in was built for no known installer" % TRANSPORT)
     if not argv or argv[0] != "install":
         fail("usage: install [--install-nccl]; got %s" % (" ".join(argv) or "nothing"))
     unknown = [a for a in argv[1:] if a != "--install-nccl"]
@@ -72,9 +92,19 @@ def main(argv):
     if not mounted("/var/lib"):
         fail("/var/lib is not mounted from the host (-v /var/lib:/var/lib); nothing would reach the host")
     os.makedirs(TARGET, exist_ok=True)
-    names = LIBS + (NCCL_LIBS if "--install-nccl" in argv else [])
+    with_nccl = "--install-nccl" in argv
+    names = PLUGIN_LIBS[TRANSPORT] + (NCCL_LIBS if with_nccl else [])
     for name in names:
-        write(os.path.join(TARGET, name), "STAND-IN %s: placeholder from the sandbox installer, not a library\n" % name)
+        write(os.path.join(TARGET, name), "STAND-IN %s: placeholder from the sandbox installer, not a library; "
+              "%s: %s\n" % (name, "is the" if name in NCCL_LIBS else "built against the", bundle()))
+    for link, target in (NCCL_LINKS[TRANSPORT].items() if with_nccl else []):
+        path = os.path.join(TARGET, link)
+        if os.path.lexists(path):
+            os.unlink(path)
+        os.symlink(target, path)
+    if TRANSPORT == "tcpx":
+        print("STAND-IN installer: wrote %d files to %s" % (len(names), TARGET), flush=True)
+        return
     for name in CONFIGS:
         write(os.path.join(TARGET, name), "# STAND-IN %s (sandbox placeholder)\n" % name)
     lines = ["# STAND-IN nccl-env-profile.sh written by the sandbox installer; values as Google documents them.",

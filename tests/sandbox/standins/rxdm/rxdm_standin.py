@@ -5,9 +5,13 @@ container is started and fails the way a misconfigured RxDM fails:
   - NET_ADMIN and privileged (it programs NIC flow steering and maps devices),
   - GPUs (`--gpus all`, which the sandbox's docker command passes as GPUDIRECT_STANDIN_GPUS, or /dev/nvidia*),
   - the host network (it must see the GPU NICs),
-  - /usr/local/nvidia/lib64 mounted from the host (driver libraries),
+  - the driver's libcuda.so.1 where the dynamic loader looks: LD_LIBRARY_PATH, the
+    /usr/local/nvidia/lib64 of NVIDIA's base images (a host mount) or the system
+    library directory (where the container toolkit injects it with --gpus all),
   - TCPXO: /dev/dmabuf_import_helper present, --num_hops given,
-  - TCPX: unlimited locked memory, --gpu_nic_preset given (manual needs --gpu_nic_topology), --uds_path a writable directory.
+  - TCPX: unlimited locked memory, --gpu_nic_preset given (manual needs a readable
+    --gpu_nic_topology file whose every ifname is a NIC it can see), --uds_path a
+    writable directory.
 Then it prints the real readiness line and writes HEALTH_CHECK_LOG_FILE when set.
 """
 
@@ -66,9 +70,25 @@ def cap_eff():
     return 0
 
 
-def mounted(path):
-    with open("/proc/self/mountinfo") as fh:
-        return any(line.split()[4] == path for line in fh)
+# the loader's own directories, and /usr/local/nvidia/lib64 which NVIDIA's CUDA
+# base images list in /etc/ld.so.conf.d
+LOADER_DIRS = ["/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+               "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
+
+
+def find_library(name):
+    dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d] + LOADER_DIRS
+    return next((os.path.join(d, name) for d in dirs if os.path.exists(os.path.join(d, name))), None)
+
+
+def topology_ifnames(path):
+    names = []
+    with open(path) as fh:
+        for line in fh:
+            key, _sep, value = line.strip().partition(":")
+            if key.strip() == "ifname":
+                names.append(value.strip().strip('"'))
+    return names
 
 
 def main(argv):
@@ -93,8 +113,9 @@ def main(argv):
     # the sandbox's docker command turns `--gpus X` into GPUDIRECT_STANDIN_GPUS=X (no GPUs here)
     if not os.environ.get("GPUDIRECT_STANDIN_GPUS") and not os.path.exists("/dev/nvidia0"):
         die("cudaGetDeviceCount failed: no CUDA-capable device is detected (run with --gpus all or pass /dev/nvidia*)")
-    if not mounted("/usr/local/nvidia/lib64"):
-        die("libcuda.so.1: cannot open shared object file: /usr/local/nvidia/lib64 is not mounted from the host")
+    if not find_library("libcuda.so.1"):
+        die("error while loading shared libraries: libcuda.so.1: cannot open shared object file: "
+            "No such file or directory (no driver mounted at /usr/local/nvidia/lib64, none injected by --gpus)")
     if mode == "tcpxo":
         if "num_hops" not in flags:
             die("Check failed: --num_hops must be set")
@@ -114,8 +135,16 @@ def main(argv):
             die("Check failed: --gpu_nic_preset must be set (a3vm or manual)")
         if preset == "manual":
             topo = flags.get("gpu_nic_topology")
-            if not topo or not os.path.exists(topo):
+            if not topo:
+                die("Can't select manual option because both gpu_nic_topology_proto and gpu_nic_topology are empty.")
+            if not os.path.exists(topo):
                 die("Failed to read --gpu_nic_topology %s: No such file or directory" % topo)
+            names = topology_ifnames(topo)
+            if not names:
+                die("Failed to parse --gpu_nic_topology %s: no gpu_rxq_configs with an ifname" % topo)
+            for name in names:
+                if name not in nics:
+                    die("Check failed: NIC %s named in %s not found (NICs: %s)" % (name, topo, ",".join(nics)))
         uds = flags.get("uds_path", "/run/tcpx")
         if not os.path.isdir(uds) or not os.access(uds, os.W_OK):
             die("Failed to bind UNIX socket under %s: No such file or directory (mount it from the host)" % uds)

@@ -31,4 +31,6 @@ def test_errors_are_one_line_filter_errors():
 
 
 def test_host_paths_filter():
-    assert FILTERS["rxdm_host_paths"]("a3-high") == ["/run/tcpx", "/var/lib/nvidia/lib64"]
+    assert FILTERS["rxdm_host_paths"]("a3-high", distribution="Ubuntu") == ["/opt/tcpdirect_benchmark", "/run/tcpx"]
+    assert FILTERS["rxdm_host_paths"]("a3-high", flavour="cos", driver_lib_dir="/var/lib/nvidia/lib64") == [
+        "/run/tcpx", "/var/lib/nvidia/lib64"]

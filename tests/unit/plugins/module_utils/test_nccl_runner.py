@@ -71,14 +71,53 @@ def test_env_file(tmp_path):
     assert nccl_runner.read_env_file(str(tmp_path / "absent")) == ({}, None)
 
 
+def plugin_dir(tmp_path, plugin="TCPXO", nccl="TCPXO"):
+    """A plugin directory as the stand-in installer leaves it: plugin and NCCL core, each naming its installer."""
+    plug = tmp_path / "lib64"
+    plug.mkdir()
+    (plug / "libnccl-net.so").write_text("STAND-IN libnccl-net.so; built against the NCCL from the %s installer\n"
+                                         % plugin)
+    if nccl:
+        (plug / "libnccl.so.2").write_text("STAND-IN libnccl.so.2; is the NCCL from the %s installer\n" % nccl)
+    return plug
+
+
+def local_run(tmp_path, plug, **kw):
+    conf = tmp_path / "conf"
+    conf.mkdir(exist_ok=True)
+    (conf / "net_name").write_text("FasTrak\n")
+    p = params(hosts=[{"name": "local", "address": "localhost"}], slots=2, control_iface=None, ssh_key=None,
+               known_hosts=None, as_root=os.geteuid() == 0,
+               env={"LD_LIBRARY_PATH": str(plug), "NCCL_STANDIN_CONF_DIR": str(conf)})
+    p.update(kw)
+    return nccl_runner.NcclTestsRun(p).execute()
+
+
+def test_standin_needs_an_nccl_core_to_start(tmp_path):
+    # the TCPX installer without --install-nccl leaves the plugin only: nccl-tests cannot even load
+    res = local_run(tmp_path, plugin_dir(tmp_path, "TCPX", nccl=None))
+    run = res["runs"][0]
+    assert run["rc"] == 127 and "libnccl.so.2: cannot open shared object file" in run["output_tail"]
+    assert res["verdict"] == "fail"
+
+
+def test_standin_refuses_a_plugin_built_for_another_nccl(tmp_path):
+    run = local_run(tmp_path, plugin_dir(tmp_path, "TCPX", nccl="TCPXO"))["runs"][0]
+    assert run["rc"] == 0 and run["net_names"] == ["Socket"]
+    assert "built against the TCPX installer's NCCL, but" in run["output_tail"]
+    # the same plugin with its own installer's NCCL loads
+    other = tmp_path / "other"
+    other.mkdir()
+    run = local_run(other, plugin_dir(other, "TCPX", nccl="TCPX"))["runs"][0]
+    assert run["rc"] == 0 and run["net_names"] == ["FasTrak"]
+
+
 def test_real_local_mpirun_of_the_standin(tmp_path):
     """Real mpirun, real MPI ranks (the STAND-IN programs), parsed and judged."""
     conf = tmp_path / "conf"
     conf.mkdir()
     (conf / "net_name").write_text("FasTrak\n")
-    plug = tmp_path / "lib64"
-    plug.mkdir()
-    (plug / "libnccl-net.so").write_text("STAND-IN\n")
+    plug = plugin_dir(tmp_path)
     p = params(hosts=[{"name": "local", "address": "localhost"}], slots=2, control_iface=None, ssh_key=None,
                known_hosts=None, as_root=os.geteuid() == 0, collectives=["all_gather", "all_reduce"],
                env={"LD_LIBRARY_PATH": str(plug), "NCCL_STANDIN_CONF_DIR": str(conf)})
@@ -228,9 +267,7 @@ def test_standin_slow_switch_only_slows_multi_node_runs(tmp_path):
     conf.mkdir()
     (conf / "net_name").write_text("FasTrak\n")
     (conf / "slow").write_text("0.5\n")
-    plug = tmp_path / "lib64"
-    plug.mkdir()
-    (plug / "libnccl-net.so").write_text("STAND-IN\n")
+    plug = plugin_dir(tmp_path)
     p = params(hosts=[{"name": "local", "address": "localhost"}], slots=2, control_iface=None, ssh_key=None,
                known_hosts=None, as_root=os.geteuid() == 0, maxbytes="8G", minbytes="8G",
                env={"LD_LIBRARY_PATH": str(plug), "NCCL_STANDIN_CONF_DIR": str(conf)})

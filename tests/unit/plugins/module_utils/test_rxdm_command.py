@@ -20,16 +20,28 @@ def rxdm(family):
 
 
 def test_a3_mega_ubuntu_exact_command():
+    # Ubuntu: the container toolkit injects the driver libraries with --gpus all; nothing is
+    # mounted from /var/lib/nvidia, which Ubuntu images do not have
     argv = rc.build_run_argv(rxdm("a3-mega"), "/usr/bin/docker", MEGA_REF, "ubuntu")
     assert argv == [
         "/usr/bin/docker", "run", "--rm", "--name", "receive-datapath-manager", "--pull=never",
         "--network=host", "--privileged", "--cap-add=NET_ADMIN", "--gpus", "all",
         "--volume", "/dev/dmabuf_import_helper:/dev/dmabuf_import_helper",
-        "--volume", "/var/lib/nvidia/lib64:/usr/local/nvidia/lib64",
         "--env", "HEALTH_CHECK_LOG_FILE=/run/health-check",
         "--env", "LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu",
         MEGA_REF, "--num_hops=2", "--num_nics=8",
     ]
+    assert "/var/lib/nvidia/lib64" not in " ".join(argv)
+
+
+def test_driver_libraries_are_mounted_from_where_the_node_has_them():
+    argv = rc.build_run_argv(rxdm("a3-mega"), "docker", MEGA_REF, "cos", driver_lib_dir="/var/lib/nvidia/lib64")
+    assert "/var/lib/nvidia/lib64:/usr/local/nvidia/lib64:ro" in argv
+    argv = rc.build_run_argv(rxdm("a3-high"), "docker", HIGH_REF, "ubuntu", gpus=False,
+                             driver_lib_dir="/usr/lib/x86_64-linux-gnu")
+    assert "/usr/lib/x86_64-linux-gnu:/usr/local/nvidia/lib64:ro" in argv
+    assert rc.host_paths(rxdm("a3-high"), flavour="ubuntu", driver_lib_dir="/usr/lib/x86_64-linux-gnu") == [
+        "/opt/tcpdirect_benchmark", "/run/tcpx", "/usr/lib/x86_64-linux-gnu"]
 
 
 @pytest.mark.parametrize("family", ["a3-high", "a3-edge"])
@@ -43,6 +55,8 @@ def test_a3_high_ubuntu_uses_manual_topology_and_entrypoint(family):
     assert flags[flags.index("--entrypoint") + 1] == "/tcpgpudmarxd/build/app/tcpgpudmarxd"
     assert flags[flags.index("--ulimit") + 1] == "memlock=-1"
     assert "--volume" in flags and "/run/tcpx:/run/tcpx" in flags
+    # the manual preset reads its topology file inside the container: its directory is mounted
+    assert "/opt/tcpdirect_benchmark:/opt/tcpdirect_benchmark" in flags
     assert "--gpus" in flags and "--device" not in flags
 
 
@@ -62,7 +76,7 @@ def test_volume_sources_swap_only_the_host_side():
     assert "/run/standin/dmabuf:/dev/dmabuf_import_helper" in argv
     assert "/dev/dmabuf_import_helper:/dev/dmabuf_import_helper" not in argv
     assert rc.host_paths(rxdm("a3-mega"), {"/dev/dmabuf_import_helper": "/run/standin/dmabuf"}) == [
-        "/run/standin/dmabuf", "/var/lib/nvidia/lib64"]
+        "/run/standin/dmabuf"]
 
 
 def test_volume_sources_must_name_a_table_mount():

@@ -7,10 +7,14 @@ Each rank is a real MPI process: it joins the job through Open MPI's libmpi
 real MPI_Allreduce/MPI_Allgather calls over the job's transport:
   - GPUs: local ranks x -t x -g must fit the node's GPUs (/etc/nccl-standin/gpus,
     default 8), else it fails like CUDA does ("invalid device ordinal", exit 2);
+  - NCCL: the programs link libnccl.so.2, found through LD_LIBRARY_PATH or the
+    system library directories; without one they do not start (exit 127, the
+    loader's message), as real nccl-tests on a node with no NCCL;
   - plugin: the net plugin library (libnccl-net.so, or libnccl-net-<NCCL_NET_PLUGIN>.so)
-    must exist in a directory of the rank's LD_LIBRARY_PATH; if any rank lacks it,
-    NCCL falls back to sockets, so it prints "Using network Socket" and a
-    socket-speed replay, as real NCCL would;
+    must exist in a directory of the rank's LD_LIBRARY_PATH and be built against
+    the NCCL that was loaded (the stand-in installers label both); if any rank
+    lacks it or has a mismatched one, NCCL falls back to sockets, so it prints
+    "Using network Socket" and a socket-speed replay, as real NCCL would;
   - slow network: /etc/nccl-standin/slow on a node (optionally holding a factor,
     default 0.5) scales the replayed busbw of every multi-node run that node takes
     part in (the collective runs at the speed of its slowest member); single-node
@@ -28,6 +32,7 @@ import ctypes
 import getopt
 import math
 import os
+import re
 import socket
 import sys
 
@@ -127,6 +132,37 @@ def speed_factor(text):
         return 0.5
 
 
+SYSTEM_LIB_DIRS = ["/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+                   "/usr/lib"]
+BUNDLE = re.compile(r"NCCL from the (\S+) installer")
+
+
+def nccl_library():
+    """The libnccl.so.2 the loader would take, or None."""
+    dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d] + SYSTEM_LIB_DIRS
+    return next((os.path.join(d, "libnccl.so.2") for d in dirs if os.path.exists(os.path.join(d, "libnccl.so.2"))),
+                None)
+
+
+def bundle_of(path):
+    """Which installer's NCCL a stand-in library belongs to (None for a library no installer wrote)."""
+    try:
+        with open(path, errors="replace") as f:
+            match = BUNDLE.search(f.read(4096))
+    except (IOError, OSError):
+        return None
+    return match.group(1) if match else None
+
+
+def plugin_mismatch(lib, nccl):
+    """Why NCCL would refuse the plugin, or None: it must be built against the loaded NCCL."""
+    wanted, loaded = bundle_of(lib), bundle_of(nccl)
+    if wanted and wanted != loaded:
+        return "%s is built against the %s installer's NCCL, but %s is %s" % (
+            lib, wanted, nccl, "the %s installer's" % loaded if loaded else "another NCCL")
+    return None
+
+
 def plugin_library():
     name = os.environ.get("NCCL_NET_PLUGIN")
     lib = "libnccl-net-%s.so" % name if name and name != "none" else "libnccl-net.so"
@@ -201,12 +237,19 @@ def main():
     if nthreads < 1 or ngpus < 1:
         usage_error("Invalid number of GPUs: %d threads x %d GPUs" % (nthreads, ngpus), 5)
 
+    nccl = nccl_library()
+    if not nccl:
+        print("%s: error while loading shared libraries: libnccl.so.2: cannot open shared object file: "
+              "No such file or directory (STAND-IN)" % prog, flush=True)
+        return 127
     mpi = Mpi()
     host = socket.gethostname()
     local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE", "1"))
     gpus = int(read_conf("gpus", "8"))
     fits = 1.0 if local * nthreads * ngpus <= gpus else 0.0
-    plugin = 1.0 if plugin_library() else 0.0
+    lib = plugin_library()
+    mismatch = plugin_mismatch(lib, nccl) if lib else None
+    plugin = 1.0 if lib and not mismatch else 0.0
     net_speed, gpu_speed = speed_factor(read_conf("slow")), speed_factor(read_conf("slow_gpu"))
     fits, plugin, net_speed, gpu_speed = mpi.allreduce_min([fits, plugin, net_speed, gpu_speed])
     hosts = mpi.allgather_str(host)
@@ -244,11 +287,13 @@ def main():
         locals_seen[h] = dev + 1
         lines.append("#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] STAND-IN GPU (no device)"
                      % (r, 1000 + r, h, dev, dev))
-    lines.append("%s:%d:%d [0] NCCL INFO NCCL version 2.21.5+standin" % (host, os.getpid(), os.getpid()))
-    lib = plugin_library()
+    lines.append("%s:%d:%d [0] NCCL INFO NCCL version 2.21.5+standin (%s)" % (host, os.getpid(), os.getpid(), nccl))
     if plugin:
         lines.append("%s:%d:%d [0] NCCL INFO NET/Plugin: Loaded net plugin %s from %s (STAND-IN)"
                      % (host, os.getpid(), os.getpid(), net, lib))
+    elif mismatch:
+        lines.append("%s:%d:%d [0] NCCL WARN NET/Plugin: %s; not loading it. Using internal net plugin. (STAND-IN)"
+                     % (host, os.getpid(), os.getpid(), mismatch))
     else:
         lines.append("%s:%d:%d [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so on every rank. "
                      "Using internal net plugin." % (host, os.getpid(), os.getpid()))

@@ -1,0 +1,52 @@
+"""A STAND-IN sysfs tree with an A3 High's GPU and NIC PCI layout, for nodes without GPUs.
+
+The rxdm role writes RxDM's topology file from sysfs (class/net/<if>/device,
+bus/pci/devices/*/vendor and class).  Sandbox nodes have no NVIDIA GPUs, so the
+sandbox gives the role this tree instead (rxdm_sysfs_root): four PCIe switches,
+each with two GPUs and one GPU NIC, at the PCI addresses of Google's A3 High
+topology file (cluster-toolkit a3high blueprint), the NICs named as the node names
+them.  Nothing else reads it.  Used by the sandbox and by the unit tests.
+"""
+
+import os
+
+# (GPU, GPU, NIC) PCI addresses behind each switch
+A3_HIGH_SWITCHES = [("0000:04:00.0", "0000:05:00.0", "0000:06:00.0"),
+                    ("0000:0a:00.0", "0000:0b:00.0", "0000:0c:00.0"),
+                    ("0000:84:00.0", "0000:85:00.0", "0000:86:00.0"),
+                    ("0000:8a:00.0", "0000:8b:00.0", "0000:8c:00.0")]
+NVIDIA_3D = ("0x10de", "0x030200")
+GVNIC = ("0x1ae0", "0x020000")
+
+
+def _device(root, switch, bdf, ids):
+    path = os.path.join(root, "devices", "pci0000:00", switch, bdf)
+    os.makedirs(path, exist_ok=True)
+    for name, value in zip(("vendor", "class"), ids):
+        with open(os.path.join(path, name), "w") as fh:
+            fh.write(value + "\n")
+    link = os.path.join(root, "bus", "pci", "devices", bdf)
+    os.makedirs(os.path.dirname(link), exist_ok=True)
+    if not os.path.lexists(link):
+        os.symlink(os.path.relpath(path, os.path.dirname(link)), link)
+    return path
+
+
+def write_tree(root, gpu_ifaces, switches=A3_HIGH_SWITCHES):
+    """Lay the tree under root; gpu_ifaces name the NIC behind each switch, in order."""
+    if len(gpu_ifaces) != len(switches):
+        raise ValueError("%d GPU NIC names for %d switches" % (len(gpu_ifaces), len(switches)))
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "STAND-IN.txt"), "w") as fh:
+        fh.write("STAND-IN sysfs: an A3 High's GPU/NIC PCI layout for a sandbox node without GPUs\n")
+    for number, (iface, (gpu0, gpu1, nic)) in enumerate(zip(gpu_ifaces, switches)):
+        switch = "0000:00:%02x.0" % (3 + number)
+        _device(root, switch, gpu0, NVIDIA_3D)
+        _device(root, switch, gpu1, NVIDIA_3D)
+        nic_path = _device(root, switch, nic, GVNIC)
+        net = os.path.join(root, "class", "net", iface)
+        os.makedirs(net, exist_ok=True)
+        link = os.path.join(net, "device")
+        if not os.path.lexists(link):
+            os.symlink(os.path.relpath(nic_path, net), link)
+    return root
