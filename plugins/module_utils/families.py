@@ -185,6 +185,9 @@ _TCPXO_PLUGIN = {
     # CEA README lists NCCL per installer up to v1.0.15 (2.28.7-1); v1.0.17's is not published
     "nccl_version": UNKNOWN,
     "env_profile": "nccl-env-profile.sh",
+    "env_profile_sourced": False,
+    # `NCCL_LIB_DIR=<dir> source <dir>/nccl-env-profile.sh` [CT run-nccl-tests.sh; SG]
+    "env_profile_vars": {"NCCL_LIB_DIR": "{lib_dir}"},
     "package": UNKNOWN,
     "package_version": UNKNOWN,
     "net_name": "FasTrak",  # "Using network FasTrak" [UNOFF NCCL_NET=FasTrak]
@@ -206,15 +209,18 @@ def _gib_plugin(image, version):
         "install_volumes": {"/usr/local/gib": "/var/lib/gib"},
         "install_dir": "/usr/local/gib",
         "lib_dir": "/usr/local/gib/lib64",
-        # [LOGS; NVM; CT Dockerfiles]
-        "files": ["scripts/set_nccl_env.sh", "scripts/run_nccl_tests.sh", "scripts/show_gids.sh",
-                  "configs/guest_config.txtpb"],
+        # [LOGS; NVM; CT Dockerfiles]; the plugin NCCL loads from lib64, first on
+        # LD_LIBRARY_PATH [NVM; LOGS "Could not find: libnccl-net.so"]
+        "files": ["lib64/libnccl-net.so", "scripts/set_nccl_env.sh", "scripts/run_nccl_tests.sh",
+                  "scripts/show_gids.sh", "configs/guest_config.txtpb"],
         # Sourced for the base NCCL environment; Google changes it per release and the
         # guest config checker aborts jobs that disagree with it [NVM; LOGS]. NVM and
         # every script say scripts/set_nccl_env.sh, LOGS once says set_nccl_env.sh at
         # the top: followed NVM. Read on the node at run time, never copied here.
         "env_profile": "scripts/set_nccl_env.sh",
         "env_profile_sourced": True,
+        # Ramble's gIB modifier sources it with NCCL_LIB_DIR set to the scripts directory [RMB]
+        "env_profile_vars": {"NCCL_LIB_DIR": "{install_dir}/scripts"},
         "nccl_version": "2.27.5",  # the libnccl2 CT pins beside nccl-gib 1.1.0 [CT]
         "ld_so_conf": "/etc/ld.so.conf.d/000_nccl-gib.conf",  # [CT a4high-vm]
         "net_name": "gIB",  # "Using network gIB" [LOGS]

@@ -112,3 +112,40 @@ def check_env(env, iface_vars, binding_vars, interfaces, plugin_lib_dir, plugin_
         if is_file_var(key) and value and not path_exists(value):
             problems.append("%s names %s, which does not exist on this node" % (key, env[key]))
     return problems
+
+
+# Variables a shell sets for itself; never part of a plugin's NCCL environment.
+_SHELL_OWN = frozenset(["_", "PWD", "OLDPWD", "SHLVL", "PATH"])
+CLEAN_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+_SOURCE = '. "$1" >/dev/null 2>&1; rc=$?; env -0; exit $rc'
+_PLAIN = "env -0"
+
+
+def _env0(text):
+    out = {}
+    for item in (text or "").split("\0"):
+        key, sep, value = item.partition("=")
+        if sep and key:
+            out[key] = value
+    return out
+
+
+def sourced_env(run, bash, path, variables=None):
+    """What sourcing a plugin's shell script (gIB's set_nccl_env.sh) sets, read by running it.
+
+    The script may compute values (per machine type, per release), so it is not
+    parsed but sourced, the way users source it, by bash in an empty environment
+    (PATH and the given variables only); the result is every variable it set or
+    changed.  run(argv) -> (rc, stdout, stderr); the argv is a list, the path an
+    argument, never part of a shell string.
+    Returns (env dict, exit status of the script).
+    """
+    base = ["env", "-i", "PATH=%s" % CLEAN_PATH] + ["%s=%s" % kv for kv in sorted((variables or {}).items())]
+    shell = [bash, "--noprofile", "--norc", "-c"]
+    rc0, before, err0 = run(base + shell + [_PLAIN])
+    if rc0 != 0:
+        raise ValueError("cannot run %s: %s" % (bash, (err0 or "").strip() or "exit %d" % rc0))
+    rc, after, _err = run(base + shell + [_SOURCE, "gpudirect-source", path])
+    old, new = _env0(before), _env0(after)
+    env = dict((k, v) for k, v in new.items() if k not in _SHELL_OWN and old.get(k) != v)
+    return env, rc

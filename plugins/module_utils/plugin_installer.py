@@ -19,6 +19,8 @@ import tempfile
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
 
 RECORD_KEYS = ("image", "tag", "digest")
+# The record's name in the plugin's install directory (nccl_plugin_record_file's default)
+RECORD_FILE = ".gpudirect-installed"
 
 
 class InstallError(Exception):

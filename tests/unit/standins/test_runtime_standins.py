@@ -64,6 +64,19 @@ def test_installer_writes_every_file_the_table_expects(installer):
     assert os.readlink(os.path.join(lib, "nccl-env-profile-ll128.sh")) == "nccl-env-profile.sh"
 
 
+def test_gib_installer_lays_out_the_tables_files(tmp_path, monkeypatch):
+    gib = _installer(tmp_path, monkeypatch, "gib")
+    gib.main(["install", "--install-nccl"])
+    for name in families.FAMILIES["a4"]["plugin"]["files"] + ["lib64/libnccl.so.2"]:
+        assert "STAND-IN" in open(os.path.join(gib.TARGET, name)).read(), name
+    script = open(os.path.join(gib.TARGET, "scripts", "set_nccl_env.sh")).read()
+    config = open(os.path.join(gib.TARGET, "configs", "guest_config.txtpb")).read()
+    # the checker enforces exactly what the script exports
+    for key, value in gib.GIB_ENV:
+        assert "export %s=%s" % (key, value) in script
+        assert key == "NCCL_NET" or 'enforced { key: "%s" value: "%s" }' % (key, value) in config
+
+
 def test_installer_without_install_nccl_leaves_out_nccl(installer):
     installer.main(["install"])
     assert not os.path.exists(os.path.join(installer.TARGET, "libnccl.so.2"))
@@ -102,6 +115,8 @@ def test_standin_images_are_the_tables_images_and_pairs():
     assert inst["tcpx"]["images"] == [high["plugin"]["image"]]
     assert set(high["rxdm"]["plugin_pairs"].values()) <= set(inst["tcpx"]["tags"])
     assert inst["tcpx"]["build_args"] == {"TRANSPORT": "tcpx"}
+    gib = families.FAMILIES["a4"]["plugin"]
+    assert inst["gib"]["images"] == [gib["image"]] and gib["version"] in inst["gib"]["tags"]
 
 
 def run_rxdm(args):

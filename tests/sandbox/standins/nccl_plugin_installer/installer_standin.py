@@ -9,7 +9,14 @@ installer writes - each labelled STAND-IN, none a real library:
   TCPXO  /var/lib/tcpxo/lib64: the plugin, shim, tuner, their configs [UNOFF; CEA
          README], --install-nccl adds libnccl.so.2, and nccl-env-profile.sh with
          the values the real v1.0.15 profile documents, including its eth0..eth8
-         names (wrong on Ubuntu/Debian hosts, which must override them).
+         names (wrong on Ubuntu/Debian hosts, which must override them);
+  gIB    /var/lib/gib (the host's /usr/local/gib, `-v /usr/local/gib:/var/lib/gib`):
+         lib64/libnccl-net.so, --install-nccl adds lib64/libnccl.so.2; scripts/
+         set_nccl_env.sh, run_nccl_tests.sh, show_gids.sh; configs/guest_config.txtpb
+         and the tuner configs.  set_nccl_env.sh has the shape of gIB's script (it
+         computes a path from NCCL_LIB_DIR) with this stand-in release's values, and
+         guest_config.txtpb enforces the same values, as gIB's checker does: a
+         profile that copied another release's values aborts the stand-in nccl-tests.
 Every library names the installer it came from: the plugin is built against that
 installer's NCCL, and the stand-in nccl-tests refuse a plugin whose NCCL is not
 the one loaded.  The file lists are kept equal to the family table's by tests/unit.
@@ -19,14 +26,36 @@ import os
 import sys
 
 TRANSPORT = os.environ.get("GPUDIRECT_STANDIN_TRANSPORT", "tcpxo")
-TARGETS = {"tcpx": "/var/lib/tcpx/lib64", "tcpxo": "/var/lib/tcpxo/lib64"}
+TARGETS = {"tcpx": "/var/lib/tcpx/lib64", "tcpxo": "/var/lib/tcpxo/lib64", "gib": "/var/lib/gib"}
+MOUNTS = {"tcpx": "/var/lib", "tcpxo": "/var/lib", "gib": "/var/lib/gib"}
 TARGET = TARGETS.get(TRANSPORT, "/nonexistent")
 PLUGIN_LIBS = {
     "tcpx": ["libnccl-net.so"],
     "tcpxo": ["libnccl-net.so", "libnccl-net_internal.so", "libnccl-tcpx.so", "libnccl-tcpxo.so", "libnccl-tuner.so"],
+    "gib": ["lib64/libnccl-net.so"],
 }
 NCCL_LIBS = ["libnccl.so.2"]
-NCCL_LINKS = {"tcpx": {"libnccl.so": "libnccl.so.2"}, "tcpxo": {}}
+NCCL_LINKS = {"tcpx": {"libnccl.so": "libnccl.so.2"}, "tcpxo": {}, "gib": {}}
+# This stand-in gIB release's environment: what its set_nccl_env.sh exports and
+# its guest config enforces (a newer release than the one whose values a copy
+# would carry: NCCL_P2P_NVL_CHUNKSIZE differs, as Google's log guide shows it can).
+GIB_RELEASE = "1.1.1-standin"
+GIB_ENV = [
+    ("NCCL_NET", "gIB"),
+    ("NCCL_CROSS_NIC", "0"),
+    ("NCCL_NET_GDR_LEVEL", "PIX"),
+    ("NCCL_P2P_NET_CHUNKSIZE", "131072"),
+    ("NCCL_P2P_PCI_CHUNKSIZE", "131072"),
+    ("NCCL_P2P_NVL_CHUNKSIZE", "262144"),
+    ("NCCL_NVLS_CHUNKSIZE", "524288"),
+    ("NCCL_IB_GID_INDEX", "3"),
+    ("NCCL_IB_ADAPTIVE_ROUTING", "1"),
+    ("NCCL_IB_QPS_PER_CONNECTION", "4"),
+    ("NCCL_IB_TC", "52"),
+    ("NCCL_IB_FIFO_TC", "84"),
+]
+GIB_SCRIPTS = ["run_nccl_tests.sh", "show_gids.sh"]
+GIB_CONFIGS = ["tuner_config_a3u.txtpb", "tuner_config_a4.txtpb"]
 CONFIGS = ["a3plus_tuner_config.textproto", "a3plus_guest_config.textproto",
            "a3plus_tuner_config_simple.textproto", "a3plus_guest_config_simple.textproto"]
 # nccl-env-profile.sh as documented for v1.0.15 [CEA README]
@@ -74,6 +103,28 @@ def write(path, text):
         fh.write(text)
 
 
+def write_gib(libs):
+    """gIB's scripts and configs: set_nccl_env.sh, and the guest config that enforces its values."""
+    for sub in ("scripts", "configs"):
+        os.makedirs(os.path.join(TARGET, sub), exist_ok=True)
+    script = ["# STAND-IN set_nccl_env.sh (sandbox): the shape of gIB's script, this stand-in release's values.",
+              "# gIB %s. Source it: NCCL_LIB_DIR=<gib>/scripts . <gib>/scripts/set_nccl_env.sh" % GIB_RELEASE,
+              'GIB_STANDIN_ROOT="$(dirname "${NCCL_LIB_DIR:-/usr/local/gib/scripts}")"']
+    script += ["export %s=%s" % kv for kv in GIB_ENV]
+    script.append('export NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE="$GIB_STANDIN_ROOT/configs/guest_config.txtpb"')
+    write(os.path.join(TARGET, "scripts", "set_nccl_env.sh"), "\n".join(script) + "\n")
+    for name in GIB_SCRIPTS:
+        write(os.path.join(TARGET, "scripts", name), "#!/bin/sh\necho 'STAND-IN %s (sandbox): does nothing'\n" % name)
+        os.chmod(os.path.join(TARGET, "scripts", name), 0o755)
+    config = ["# STAND-IN guest_config.txtpb (sandbox) of gIB %s: the values its checker enforces" % GIB_RELEASE]
+    config += ['enforced { key: "%s" value: "%s" }' % kv for kv in GIB_ENV if kv[0] != "NCCL_NET"]
+    write(os.path.join(TARGET, "configs", "guest_config.txtpb"), "\n".join(config) + "\n")
+    for name in GIB_CONFIGS:
+        write(os.path.join(TARGET, "configs", name), "# STAND-IN %s (sandbox placeholder)\n" % name)
+    count = len(libs) + 1 + len(GIB_SCRIPTS) + 1 + len(GIB_CONFIGS)
+    print("STAND-IN installer: wrote %d files to %s (gIB %s)" % (count, TARGET, GIB_RELEASE), flush=True)
+
+
 def bundle():
     """What every library this installer writes says of the NCCL it belongs to."""
     return "NCCL from the %s installer" % TRANSPORT.upper()
@@ -89,19 +140,25 @@ def main(argv):
     unknown = [a for a in argv[1:] if a != "--install-nccl"]
     if unknown:
         fail("unknown option %s" % " ".join(unknown))
-    if not mounted("/var/lib"):
-        fail("/var/lib is not mounted from the host (-v /var/lib:/var/lib); nothing would reach the host")
+    if not mounted(MOUNTS[TRANSPORT]):
+        fail("%s is not mounted from the host; nothing would reach the host" % MOUNTS[TRANSPORT])
     os.makedirs(TARGET, exist_ok=True)
     with_nccl = "--install-nccl" in argv
-    names = PLUGIN_LIBS[TRANSPORT] + (NCCL_LIBS if with_nccl else [])
+    libdir = "lib64/" if TRANSPORT == "gib" else ""
+    names = PLUGIN_LIBS[TRANSPORT] + ([libdir + n for n in NCCL_LIBS] if with_nccl else [])
     for name in names:
-        write(os.path.join(TARGET, name), "STAND-IN %s: placeholder from the sandbox installer, not a library; "
-              "%s: %s\n" % (name, "is the" if name in NCCL_LIBS else "built against the", bundle()))
+        path = os.path.join(TARGET, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write(path, "STAND-IN %s: placeholder from the sandbox installer, not a library; %s: %s\n"
+              % (name, "is the" if os.path.basename(name) in NCCL_LIBS else "built against the", bundle()))
     for link, target in (NCCL_LINKS[TRANSPORT].items() if with_nccl else []):
         path = os.path.join(TARGET, link)
         if os.path.lexists(path):
             os.unlink(path)
         os.symlink(target, path)
+    if TRANSPORT == "gib":
+        write_gib(names)
+        return
     if TRANSPORT == "tcpx":
         print("STAND-IN installer: wrote %d files to %s" % (len(names), TARGET), flush=True)
         return

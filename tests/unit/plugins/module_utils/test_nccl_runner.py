@@ -275,3 +275,67 @@ def test_standin_slow_switch_only_slows_multi_node_runs(tmp_path):
     (conf / "slow_gpu").write_text("0.5\n")
     half = nccl_runner.NcclTestsRun(p).execute()["runs"][0]["rows"][0]["busbw_oop"]
     assert full == 188.37 and half == round(188.37 / 2, 2)
+
+
+# --- gIB: the base environment from the installed script, judged by the stand-in checker -------------
+
+def _gib_install(tmp_path, monkeypatch):
+    """Run the gIB installer stand-in into tmp_path/gib: plugin, NCCL, set_nccl_env.sh, guest config."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("installer_standin", os.path.join(
+        ROOT, "tests", "sandbox", "standins", "nccl_plugin_installer", "installer_standin.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "TRANSPORT", "gib")
+    monkeypatch.setattr(mod, "TARGET", str(tmp_path / "gib"))
+    monkeypatch.setattr(mod, "mounted", lambda path: True)
+    mod.main(["install", "--install-nccl"])
+    return str(tmp_path / "gib")
+
+
+def _bash(argv):
+    import subprocess
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def _gib_run(tmp_path, env):
+    conf = tmp_path / "conf"
+    conf.mkdir(exist_ok=True)
+    (conf / "net_name").write_text("gIB\n")
+    env = dict(env, NCCL_STANDIN_CONF_DIR=str(conf))
+    p = params(family="a4", hosts=[{"name": "local", "address": "localhost"}], slots=2, control_iface=None,
+               ssh_key=None, known_hosts=None, as_root=os.geteuid() == 0, env=env)
+    return nccl_runner.NcclTestsRun(p).execute()["runs"][0]
+
+
+def test_gib_profile_from_the_installed_script_passes_its_checker(tmp_path, monkeypatch):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import sourced_env
+    gib = _gib_install(tmp_path, monkeypatch)
+    base, rc = sourced_env(_bash, "/bin/bash", os.path.join(gib, "scripts", "set_nccl_env.sh"),
+                           {"NCCL_LIB_DIR": os.path.join(gib, "scripts")})
+    assert rc == 0
+    # computed by the script from NCCL_LIB_DIR, so read by running it, not by parsing it
+    assert base["NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE"] == os.path.join(gib, "configs", "guest_config.txtpb")
+    # a shell variable the script does not export never reaches a job, nor does the shell's own PATH
+    assert "GIB_STANDIN_ROOT" not in base and "PATH" not in base
+    env, problems = families.render_nccl_env("a4", ["lo"], [], base=base, plugin_dir=os.path.join(gib, "lib64"),
+                                             overrides={"NCCL_TUNER_CONFIG_PATH": "unused-here"})
+    assert problems == []
+    run = _gib_run(tmp_path, env)
+    assert run["rc"] == 0 and run["net_names"] == ["gIB"], run["output_tail"]
+
+
+def test_gib_profile_with_another_releases_values_is_aborted(tmp_path, monkeypatch):
+    gib = _gib_install(tmp_path, monkeypatch)
+    # the values an older gIB's script set, as a copied table would carry them
+    older = {"NCCL_NET": "gIB", "NCCL_CROSS_NIC": "0", "NCCL_NET_GDR_LEVEL": "PIX", "NCCL_P2P_NET_CHUNKSIZE": "131072",
+             "NCCL_P2P_PCI_CHUNKSIZE": "131072", "NCCL_P2P_NVL_CHUNKSIZE": "524288", "NCCL_NVLS_CHUNKSIZE": "524288",
+             "NCCL_IB_GID_INDEX": "3", "NCCL_IB_ADAPTIVE_ROUTING": "1", "NCCL_IB_QPS_PER_CONNECTION": "4",
+             "NCCL_IB_TC": "52", "NCCL_IB_FIFO_TC": "84",
+             "NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE": os.path.join(gib, "configs", "guest_config.txtpb")}
+    env, _problems = families.render_nccl_env("a4", ["lo"], [], overrides=older,
+                                              plugin_dir=os.path.join(gib, "lib64"))
+    run = _gib_run(tmp_path, env)
+    assert run["rc"] == 3
+    assert "mismatch enforced: NCCL_P2P_NVL_CHUNKSIZE=524288 (expected 262144)" in run["output_tail"]

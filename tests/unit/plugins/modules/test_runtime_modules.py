@@ -153,3 +153,26 @@ def test_container_engine_info(monkeypatch, capsys):
     assert out["name"] == "podman" and out["daemon_unit"] is None and not out["changed"]
     out = run(container_engine_info, {"engine": "docker"}, capsys)
     assert out["failed"] and out["msg"] == "no container engine found on the node (looked for docker in PATH)"
+
+
+def test_profile_info_sources_a_script_and_reports_the_installed_version(tmp_path, capsys, monkeypatch):
+    import subprocess
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: (lambda p: (
+        p.returncode, p.stdout, p.stderr))(subprocess.run(argv, capture_output=True, text=True, check=False)))
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path",
+                        lambda self, name, *a, **k: "/bin/bash" if name == "bash" else None)
+    scripts = tmp_path / "gib" / "scripts"
+    scripts.mkdir(parents=True)
+    (scripts / "set_nccl_env.sh").write_text(
+        'ROOT=$(dirname "$NCCL_LIB_DIR")\nif [ -d "$ROOT" ]; then export NCCL_TUNER_CONFIG_PATH="$ROOT/t.txtpb"; fi\n'
+        "export NCCL_IB_GID_INDEX=3\n")
+    (tmp_path / "gib" / ".gpudirect-installed").write_text('{"image": "gib", "tag": "v1.1.1"}')
+    out = run(nccl_plugin_profile_info, {"path": str(scripts / "set_nccl_env.sh"), "lib_dir": str(scripts),
+                                         "source": True, "install_dir": str(tmp_path / "gib")}, capsys)
+    assert out["found"] is True and out["changed"] is False
+    # what the script computed and exported; NCCL_LIB_DIR was given to it, not set by it
+    assert out["env"] == {"NCCL_TUNER_CONFIG_PATH": str(tmp_path / "gib" / "t.txtpb"), "NCCL_IB_GID_INDEX": "3"}
+    assert out["version"] == "gib:v1.1.1" and out["version_source"].startswith("installer record ")
+    (scripts / "set_nccl_env.sh").write_text("exit 4\n")
+    failed = run(nccl_plugin_profile_info, {"path": str(scripts / "set_nccl_env.sh"), "source": True}, capsys)
+    assert failed["failed"] is True and "exited 4" in failed["msg"]

@@ -15,6 +15,10 @@ real MPI_Allreduce/MPI_Allgather calls over the job's transport:
     the NCCL that was loaded (the stand-in installers label both); if any rank
     lacks it or has a mismatched one, NCCL falls back to sockets, so it prints
     "Using network Socket" and a socket-speed replay, as real NCCL would;
+  - gIB's guest config checker: with the gIB installer's plugin, every value its
+    guest_config.txtpb (NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE) enforces
+    must be what the rank's environment says, else "NCCL/NET (shim) mismatch
+    enforced" and exit 3, as gIB aborts a job;
   - slow network: /etc/nccl-standin/slow on a node (optionally holding a factor,
     default 0.5) scales the replayed busbw of every multi-node run that node takes
     part in (the collective runs at the speed of its slowest member); single-node
@@ -163,6 +167,29 @@ def plugin_mismatch(lib, nccl):
     return None
 
 
+GIB_GUEST_CONFIG = "/usr/local/gib/configs/guest_config.txtpb"
+ENFORCED = re.compile(r'enforced\s*\{\s*key:\s*"([^"]+)"\s*value:\s*"([^"]*)"\s*\}')
+
+
+def shim_check():
+    """gIB's startup check of the environment: None when it passes, else the NCCL WARN line."""
+    if os.environ.get("NCCL_SHIMNET_SHIM_LAYERS") == "UNUSED":
+        return None
+    path = os.environ.get("NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE") or GIB_GUEST_CONFIG
+    try:
+        with open(path) as f:
+            text = f.read()
+    except (IOError, OSError):
+        return ("NCCL WARN cannot find config file at default paths; you must specify "
+                "NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE (%s)" % path)
+    for key, expected in ENFORCED.findall(text):
+        value = os.environ.get(key)
+        if value != expected:
+            return "NCCL WARN NCCL/NET (shim) mismatch enforced: %s=%s (expected %s)" % (
+                key, "" if value is None else value, expected)
+    return None
+
+
 def plugin_library():
     name = os.environ.get("NCCL_NET_PLUGIN")
     lib = "libnccl-net-%s.so" % name if name and name != "none" else "libnccl-net.so"
@@ -249,6 +276,13 @@ def main():
     fits = 1.0 if local * nthreads * ngpus <= gpus else 0.0
     lib = plugin_library()
     mismatch = plugin_mismatch(lib, nccl) if lib else None
+    if lib and not mismatch and bundle_of(lib) == "GIB":
+        shim = shim_check()
+        if shim:
+            print("%s:%d:%d [0] %s (STAND-IN gIB checker)" % (socket.gethostname(), os.getpid(), os.getpid(), shim),
+                  flush=True)
+            mpi.finalize()
+            return 3
     plugin = 1.0 if lib and not mismatch else 0.0
     net_speed, gpu_speed = speed_factor(read_conf("slow")), speed_factor(read_conf("slow_gpu"))
     fits, plugin, net_speed, gpu_speed = mpi.allreduce_min([fits, plugin, net_speed, gpu_speed])
