@@ -77,7 +77,8 @@ def _node_argv(plan, node, image):
             # a private cgroup namespace: systemd and nested podman in the node then see
             # one consistent cgroup tree (the host's v1 hierarchies would confuse runc)
             "--cgroupns=private",
-            "--stop-timeout", "10", "--add-host", "%s:%s" % (REGISTRY_ALIAS, plan["registry_host"])]
+            "--stop-timeout", "10", "--add-host", "%s:%s" % (REGISTRY_ALIAS, plan["registry_host"]),
+            "--add-host", "metadata.google.internal:%s" % plan["registry_host"]]
     for other in plan["nodes"]:
         argv += ["--add-host", "%s:%s" % (other["name"], other["nics"][0]["ip"])]
     for nic in node["nics"]:

@@ -1,9 +1,9 @@
 """The sandbox's local OCI registry (Debian's docker-registry, distribution 2.8).
 
-One registry process listens on 127.0.0.1 for the host's pushes; each running
-sandbox adds a read-only listener on its primary network's gateway address,
-which the nodes know as gpudirect-registry.sandbox:5000.  All listeners share
-one storage directory under .cache/, so pushed stand-ins survive `down`.
+One registry process listens on 127.0.0.1 for the host's pushes.  Nodes reach
+it only through their sandbox's authenticating front (guest.py), which the
+nodes know as gpudirect-registry.sandbox:5000.  Its storage lives under
+.cache/, so pushed stand-ins survive `down`.
 """
 
 import os
@@ -118,14 +118,4 @@ def stop_host():
         return stop(HOST_DIR)
 
 
-def node_listener_dir(name):
-    return os.path.join(common.state_dir(name), "registry")
 
-
-def start_node_listener(plan):
-    addr = "%s:%d" % (plan["registry_host"], NODE_PORT)
-    return start(node_listener_dir(plan["name"]), addr, readonly=True)
-
-
-def stop_node_listener(name):
-    return stop(node_listener_dir(name))

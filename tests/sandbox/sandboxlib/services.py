@@ -1,24 +1,25 @@
-"""What runs beside the nodes: the local registry with the stand-in images, and
-the Compute API emulator that serves the nodes to the gce_gpu inventory plugin.
+"""What runs beside the nodes: the local registry with the stand-in images, the
+metadata server and authenticating registry front the nodes reach, and the
+Compute API emulator that serves the nodes to the gce_gpu inventory plugin.
 Importing this module plugs them into the sandbox life cycle.
 """
 
-from . import cluster, common, emulator, registry, standins
+from . import cluster, common, emulator, guest, registry, standins
 
 
 def _after_up(plan):
     registry.start_host()
     standins.publish()
     plan["registry"] = {"host": registry.host_address(),
-                        "nodes": "%s:%d (as %s)" % (plan["registry_host"], registry.NODE_PORT,
-                                                    cluster.REGISTRY_ALIAS)}
-    registry.start_node_listener(plan)
+                        "nodes": "%s:%d (as %s, token required)" % (plan["registry_host"], registry.NODE_PORT,
+                                                                    cluster.REGISTRY_ALIAS)}
+    guest.start(plan)
     emulator.start(plan)
 
 
 def _before_down(name, plan):
     emulator.stop(name)
-    registry.stop_node_listener(name)
+    guest.stop(name)
 
 
 def _after_down_all(everything):

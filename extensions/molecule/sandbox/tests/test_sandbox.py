@@ -48,9 +48,21 @@ def test_gpu_nics_start_at_guest_default_mtu(host):
         assert _mtu(host, "eth%d" % index) == 1460, "eth%d" % index
 
 
+def test_registry_refuses_anonymous_pulls_like_artifact_registry(host):
+    host.run_test("echo '{}' > /tmp/no-credentials.json")
+    pull = host.run("podman pull --authfile /tmp/no-credentials.json %s" % REAL_IMAGE)
+    assert pull.rc != 0
+    assert "unauthorized" in (pull.stdout + pull.stderr).lower() or "401" in pull.stdout + pull.stderr
+
+
 def test_nested_docker_pulls_standin_under_real_name(host):
+    # with the service-account credential helper gpu_host sets up (prepare); no token is ever stored
     pull = host.run("docker pull %s" % REAL_IMAGE)
     assert pull.rc == 0, pull.stderr
+    config = host.file("/root/.docker/config.json").content_string
+    assert '"gpudirect-registry.sandbox:5000": "gce-metadata"' in config and "ya29" not in config
+    auth = host.file("/run/containers/0/auth.json")
+    assert not auth.exists or "ya29" not in auth.content_string
     out = host.run("docker run --rm --entrypoint /bin/cat %s /etc/gpudirect-standin" % REAL_IMAGE)
     assert out.rc == 0, out.stderr
     assert "STAND-IN" in out.stdout

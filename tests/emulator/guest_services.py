@@ -1,0 +1,201 @@
+#!/usr/bin/env python
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a GCE guest reaches besides the Compute API, for tests: the metadata
+server's service-account token endpoint, and an Artifact Registry front that
+requires those tokens before it serves the local registry's images.
+
+    python tests/emulator/guest_services.py --upstream 127.0.0.1:5000
+        [--host 127.0.0.1] [--metadata-port 0] [--registry-port 0]
+        [--token-ttl 300] [--ready-file PATH]
+
+Metadata: GET /computeMetadata/v1/instance/service-accounts/default/token with
+the header Metadata-Flavor: Google answers {access_token, expires_in,
+token_type: Bearer} (a new short-lived token each time); without the header
+403, as on GCE.  Registry: every request needs Authorization: Basic
+base64(oauth2accesstoken:<live token>), the scheme Google documents for access
+tokens; otherwise 401 with a WWW-Authenticate challenge and the registry
+API's UNAUTHORIZED error.  Reads (GET, HEAD) are forwarded to the upstream
+registry; writes answer 405.  Tokens never reach the log: it records method,
+path, status and whether the credentials were missing, unknown or valid.
+With --ready-file it writes {"metadata": URL, "registry": host:port} once it listens.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import base64
+import http.client
+import json
+import secrets
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+TOKEN_PATH = "/computeMetadata/v1/instance/service-accounts/default/token"
+USERNAME = "oauth2accesstoken"
+FORWARDED = ("Content-Type", "Content-Length", "Docker-Content-Digest", "Docker-Distribution-Api-Version", "Etag")
+
+
+class Tokens(object):
+    """Issued tokens and when they expire; thread-safe."""
+
+    def __init__(self, ttl):
+        self.ttl, self.lock, self.live = ttl, threading.Lock(), {}
+
+    def issue(self):
+        token = "ya29.sandbox-" + secrets.token_urlsafe(24)
+        with self.lock:
+            self.live[token] = time.time() + self.ttl
+        return token
+
+    def valid(self, token):
+        with self.lock:
+            expiry = self.live.get(token)
+            return bool(expiry and expiry > time.time())
+
+
+def _log(kind, handler, status, note=""):
+    sys.stderr.write("%s %s %s %d%s\n" % (kind, handler.command, handler.path.split("?", 1)[0], status,
+                                          " " + note if note else ""))
+    sys.stderr.flush()
+
+
+def metadata_handler(tokens):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *args):  # pylint: disable=arguments-differ
+            pass
+
+        def _send(self, status, body, ctype="application/json"):
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Metadata-Flavor", "Google")
+            self.end_headers()
+            self.wfile.write(data)
+            _log("metadata", self, status)
+
+        def do_GET(self):  # pylint: disable=invalid-name
+            if self.headers.get("Metadata-Flavor") != "Google":
+                self._send(403, "Missing required header: Metadata-Flavor: Google\n", "text/plain")
+            elif self.path.split("?", 1)[0] == TOKEN_PATH:
+                self._send(200, json.dumps({"access_token": tokens.issue(), "expires_in": tokens.ttl,
+                                            "token_type": "Bearer"}))
+            else:
+                self._send(404, "not served by the sandbox metadata stand-in: %s\n" % self.path, "text/plain")
+    return Handler
+
+
+def registry_handler(tokens, upstream):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *args):  # pylint: disable=arguments-differ
+            pass
+
+        def _error(self, status, code, message, challenge=False):
+            data = json.dumps({"errors": [{"code": code, "message": message}]}).encode()
+            self.send_response(status)
+            if challenge:
+                self.send_header("WWW-Authenticate", 'Basic realm="gpudirect sandbox Artifact Registry stand-in"')
+            self.send_header("Docker-Distribution-Api-Version", "registry/2.0")
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+
+        def _auth(self):
+            header = self.headers.get("Authorization") or ""
+            if not header.startswith("Basic "):
+                return "missing"
+            try:
+                user, _sep, secret = base64.b64decode(header[6:]).decode().partition(":")
+            except (ValueError, UnicodeDecodeError):
+                return "unknown"
+            return "valid" if user == USERNAME and tokens.valid(secret) else "unknown"
+
+        def _forward(self):
+            auth = self._auth()
+            if auth != "valid":
+                self._error(401, "UNAUTHORIZED", "authentication required", challenge=True)
+                _log("registry", self, 401, "credentials %s" % auth)
+                return
+            conn = http.client.HTTPConnection(upstream, timeout=60)
+            try:
+                conn.request(self.command, self.path, headers={"Accept": self.headers.get("Accept", "*/*")})
+                resp = conn.getresponse()
+                self.send_response(resp.status)
+                for key in FORWARDED:
+                    if resp.getheader(key) is not None:
+                        self.send_header(key, resp.getheader(key))
+                self.end_headers()
+                if self.command != "HEAD":
+                    while True:
+                        chunk = resp.read(1 << 16)
+                        if not chunk:
+                            break
+                        self.wfile.write(chunk)
+                _log("registry", self, resp.status, "credentials valid")
+            finally:
+                conn.close()
+
+        def do_GET(self):  # pylint: disable=invalid-name
+            self._forward()
+
+        def do_HEAD(self):  # pylint: disable=invalid-name
+            self._forward()
+
+        def _refuse(self):
+            self._error(405, "UNSUPPORTED", "the sandbox registry front serves pulls only")
+            _log("registry", self, 405)
+
+        do_POST = do_PUT = do_PATCH = do_DELETE = _refuse  # noqa: N815
+    return Handler
+
+
+def serve(host, metadata_port, registry_port, upstream, ttl):
+    """Start both servers in threads; return (metadata server, registry server, tokens)."""
+    tokens = Tokens(ttl)
+    metadata = ThreadingHTTPServer((host, metadata_port), metadata_handler(tokens))
+    registry = ThreadingHTTPServer((host, registry_port), registry_handler(tokens, upstream))
+    for server in (metadata, registry):
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    return metadata, registry, tokens
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="GCE metadata token endpoint and Artifact Registry front, for tests")
+    parser.add_argument("--upstream", required=True, help="host:port of the registry that holds the images")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--metadata-port", type=int, default=0)
+    parser.add_argument("--registry-port", type=int, default=0)
+    parser.add_argument("--token-ttl", type=int, default=300)
+    parser.add_argument("--ready-file")
+    args = parser.parse_args(argv)
+    try:
+        metadata, registry, _tokens = serve(args.host, args.metadata_port, args.registry_port, args.upstream,
+                                            args.token_ttl)
+    except OSError as exc:
+        print("guest_services: cannot listen on %s: %s" % (args.host, exc), file=sys.stderr)
+        return 1
+    ready = {"metadata": "http://%s:%d" % metadata.server_address[:2],
+             "registry": "%s:%d" % registry.server_address[:2]}
+    if args.ready_file:
+        with open(args.ready_file, "w") as fh:
+            json.dump(ready, fh)
+    print("guest_services: %s" % json.dumps(ready), file=sys.stderr, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
