@@ -10,13 +10,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODES ?= 2
 FAMILY ?= a3-mega
+VARIANT ?= cos
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
 .PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench clean
 
 help:
-	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY))"
+	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
 	@echo "make demo-down  remove everything the sandbox made (IMAGES=1: the cached images too)"
 	@echo "make test       lint, sanity, unit, integration and Molecule tests"
 	@echo "make bench      inventory benchmark (prints figures and ratios)"
@@ -57,7 +58,7 @@ build: venv
 	@scripts/build-collection.sh
 
 demo: deps
-	@scripts/demo.sh up $(NODES) $(FAMILY)
+	@scripts/demo.sh up $(NODES) $(FAMILY) $(VARIANT)
 
 demo-down: venv
 	@scripts/demo.sh down $(if $(IMAGES),--images)

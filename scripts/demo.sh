@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo / make demo-down: the collection's main job on a SANDBOX cluster.
-#   scripts/demo.sh up [NODES] [FAMILY]   (env NODES, FAMILY work too; 2, a3-mega)
+#   scripts/demo.sh up [NODES] [FAMILY] [VARIANT]   (env NODES, FAMILY, VARIANT work too;
+#                                                   2, a3-mega, cos; VARIANT ubuntu: Ubuntu-like nodes)
 #   scripts/demo.sh down [--images]       remove everything `up` made
 #                                         (--images: the cached images too)
 # It installs nothing: `make deps` does that.
@@ -30,7 +31,7 @@ TXT
 }
 
 up() {
-  local nodes="${1:-${NODES:-2}}" family="${2:-${FAMILY:-a3-mega}}"
+  local nodes="${1:-${NODES:-2}}" family="${2:-${FAMILY:-a3-mega}}" variant="${3:-${VARIANT:-cos}}"
   if [ ! -x "$py" ]; then
     echo "demo: $py is missing: run \`make deps\` (or \`make demo\`, which runs it)" >&2
     exit 1
@@ -42,11 +43,11 @@ up() {
   banner "$family"
   "$root/scripts/link-collection.sh"
   t0=$SECONDS
-  say "sandbox: $nodes x $family (images are built once and cached)"
+  say "sandbox: $nodes x $family, $variant-like nodes (images are built once and cached)"
   if [ -f "$state/state.json" ]; then
     "${sandbox[@]}" down --name "$name"
   fi
-  "${sandbox[@]}" up --name "$name" --family "$family" --nodes "$nodes"
+  "${sandbox[@]}" up --name "$name" --family "$family" --nodes "$nodes" --variant "$variant"
   "${sandbox[@]}" status --name "$name"
 
   GCP_COMPUTE_API_ENDPOINT="$(cat "$state/emulator.url")"
@@ -87,5 +88,5 @@ down() {
 case "${1:-up}" in
   up) shift || true; up "$@" ;;
   down) shift; down "${1:-}" ;;
-  *) echo "usage: $0 up [NODES] [FAMILY] | down [--images]" >&2; exit 2 ;;
+  *) echo "usage: $0 up [NODES] [FAMILY] [VARIANT] | down [--images]" >&2; exit 2 ;;
 esac

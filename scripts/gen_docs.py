@@ -48,9 +48,9 @@ def families_table():
         else:
             plugin_s = "image %s" % plugin["version"]
         base = "; ".join(
-            "%s %.0f GB/s @ %d GiB%s (%s)" % (b["collective"], b["busbw_gbps"], b["bytes"] // 2 ** 30,
-                                             " in one NVLink domain" if b.get("scope") == "nvlink_domain" else "",
-                                             b["source"])
+            "%s %.0f GB/s @ %d GiB%s (%s)" % (
+                b["collective"], b["busbw_gbps"], b["bytes"] // 2 ** 30,
+                " in one NVLink domain" if b.get("scope") == "nvlink_domain" else "", b["source"])
             for b in fam["baselines"]) or "none published"
         lines.append("| `%s` | `%s` | %d x %s | %s | %d x %s %d Gbps | %s | %s | %s | %s |" % (
             name, fam["machine_type"], fam["gpu"]["count"], fam["gpu"]["model"], fam["transport"],

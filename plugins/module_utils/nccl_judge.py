@@ -121,14 +121,15 @@ def _judge_floor(parsed, family, coll, multi_node, scope, out, failed):
         out["reasons"].append("%s; the family floor %.1f GB/s is set for sizes %s [%s], which this run does "
                               "not cover: not judged on bandwidth" % (what, floor["gbps"], window, floor["source"]))
         return
-    out["required_gbps"] = floor["gbps"]
-    out["window_avg_busbw_gbps"] = round(avg, 3)
-    if avg < floor["gbps"]:
+    measured, required = float(avg), float(floor["gbps"])
+    out["required_gbps"] = required
+    out["window_avg_busbw_gbps"] = round(measured, 3)
+    if measured < required:
         failed.append("%s; average busbw %.2f GB/s over %s is below the family floor %.1f GB/s [%s]"
-                      % (what, avg, window, floor["gbps"], floor["source"]))
+                      % (what, measured, window, required, floor["source"]))
     else:
         out["reasons"].append("%s; average busbw %.2f GB/s over %s meets the family floor %.1f GB/s [%s]"
-                              % (what, avg, window, floor["gbps"], floor["source"]))
+                              % (what, measured, window, required, floor["source"]))
         out["status"] = PASS
 
 

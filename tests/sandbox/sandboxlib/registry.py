@@ -116,6 +116,3 @@ def start_host():
 def stop_host():
     with common.locked("registry"):
         return stop(HOST_DIR)
-
-
-

@@ -11,10 +11,10 @@ them.  Nothing else reads it.  Used by the sandbox and by the unit tests.
 import os
 
 # (GPU, GPU, NIC) PCI addresses behind each switch
-A3_HIGH_SWITCHES = [("0000:04:00.0", "0000:05:00.0", "0000:06:00.0"),
+A3_HIGH_SWITCHES = (("0000:04:00.0", "0000:05:00.0", "0000:06:00.0"),
                     ("0000:0a:00.0", "0000:0b:00.0", "0000:0c:00.0"),
                     ("0000:84:00.0", "0000:85:00.0", "0000:86:00.0"),
-                    ("0000:8a:00.0", "0000:8b:00.0", "0000:8c:00.0")]
+                    ("0000:8a:00.0", "0000:8b:00.0", "0000:8c:00.0"))
 NVIDIA_3D = ("0x10de", "0x030200")
 GVNIC = ("0x1ae0", "0x020000")
 

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 
 import guest_services  # noqa: E402
 
-HELPER = os.path.join(ROOT, "roles", "gpu_host", "files", "docker-credential-gce-metadata")
+HELPER = os.path.join(ROOT, "roles", "gpu_host", "files", "gce_metadata_credentials.py")
 MANIFEST = b'{"schemaVersion": 2}'
 
 

@@ -157,8 +157,12 @@ def test_container_engine_info(monkeypatch, capsys):
 
 def test_profile_info_sources_a_script_and_reports_the_installed_version(tmp_path, capsys, monkeypatch):
     import subprocess
-    monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: (lambda p: (
-        p.returncode, p.stdout, p.stderr))(subprocess.run(argv, capture_output=True, text=True, check=False)))
+
+    def run_command(self, argv, **kw):
+        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", run_command)
     monkeypatch.setattr(basic.AnsibleModule, "get_bin_path",
                         lambda self, name, *a, **k: "/bin/bash" if name == "bash" else None)
     scripts = tmp_path / "gib" / "scripts"

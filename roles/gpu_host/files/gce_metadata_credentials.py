@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Docker credential helper (gpudirect.gcp): Artifact Registry credentials from the VM's service account.
