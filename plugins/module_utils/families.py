@@ -11,8 +11,11 @@ Source keys used in the comments:
   CT   GoogleCloudPlatform/cluster-toolkit (blueprints, gpu_direct.tf, nccl-tests scripts)
   SG   GoogleCloudPlatform/slurm-gcp (receive-data-path-manager prolog)
   CEA  GoogleCloudPlatform/container-engine-accelerators (installers, README)
-  DS   dstackai/dstack (gcp backend, docs)      SP  skypilot-org/skypilot
-  GNB  Google doc "Networking and GPU machines"  RNP Google doc "RDMA network profiles"
+  DS   dstackai/dstack (gcp backend, docs)
+  SP   skypilot-org/skypilot
+  GNB  Google doc "Networking and GPU machines"
+  RNP  Google doc "RDMA network profiles"
+  GKEBW Google doc "Maximize GPU network bandwidth in Standard and Autopilot mode clusters"
   NVM  Google doc "Run NCCL on Compute Engine instances"
   NA4X Google doc "Run NCCL on custom GKE clusters that use A4X"
   LOGS Google doc "Collect and understand NCCL/gIB logs"
@@ -20,6 +23,9 @@ Source keys used in the comments:
   RMB  GoogleCloudPlatform/ramble nccl-tests application (the defaults CT's A4/A4X scripts run)
   TRX  google/tcpgpudmarxd (RxDM source: presets, a3vm configurator)
   TPI  google/nccl-plugin-gpudirecttcpx and nccl-plugin-gpudirect-tcpxo (installer container_entry.sh)
+  AIHT Google doc "AI Hypercomputer terminology" (sub-block, NVLink domain)
+  GIBD gIB diagnostic image Dockerfiles (nccl-plugin-gib-diagnostic, copies in the code index)
+  GKER Google doc for Ray on GKE with H200 (tuner file for H200)
   MGC  MG-Cafe TCPXO A3 Mega benchmark report
   UNOFF community "create-a3mega" Debian 12 image guide
 A value of ``None`` means "not known from any source"; code must treat it as
@@ -445,6 +451,7 @@ FAMILIES = {
         "baselines": [
             {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 188.0, "source": "DS gcp.md; MGC"},
         ],
+        # CHS's code default is 120; its deployed a3plus chart sets 150: followed the chart, what CHS runs
         "avg_busbw_floor": _floor(150.0, "CHS a3plus.yaml"),
         # [CT a3-megagpu-8g Slurm scripts]
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "8M", "maxbytes": "8G",
@@ -465,7 +472,7 @@ FAMILIES = {
         "max_vm_gbps": 3600,             # [GNB]
         "rxdm": UNKNOWN,                 # no RxDM on RDMA families [NVM]
         "plugin": _gib_plugin(_REGISTRY + "/gpudirect-gib/nccl-plugin-gib", "v1.1.1"),
-        # H200 takes the a3u tuner config [GKE Ray doc; diag image Dockerfile]
+        # H200 takes the a3u tuner config [GKER; CT a3-ultragpu nemo Dockerfile]
         "nccl_env": dict(_GIB_ENV, NCCL_TUNER_CONFIG_PATH="{install_dir}/configs/tuner_config_a3u.txtpb"),
         "nccl_env_ifaces": _GIB_ENV_IFACES,
         "nccl_env_bindings": {},
@@ -483,8 +490,9 @@ FAMILIES = {
             {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 325.0, "source": "SP README"},
         ],
         "avg_busbw_floor": _floor(250.0, "CHS a3ultra.yaml"),
-        # -b 256M [CT a3-ultragpu nccl-tests; CHS nccl-gib.sh]; 100 iterations, the
-        # count CT's gIB benchmark scripts run [CT via RMB] (CHS runs 300)
+        # -b 256M [CT a3-ultragpu nccl-tests; CHS nccl-gib.sh]; iterations: CT's gIB
+        # benchmark scripts run 100 [CT via RMB], CHS 300 per health check; followed
+        # CT, a validation run rather than a repeated health probe
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "256M", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 100},
         "source": "CT a3ultra blueprints; GNB; RNP; NVM",
@@ -503,7 +511,7 @@ FAMILIES = {
         "max_vm_gbps": 3600,
         "rxdm": UNKNOWN,
         "plugin": _gib_plugin(_REGISTRY + "/gpudirect-gib/nccl-plugin-gib", "v1.1.1"),
-        # B200 [gIB diag image Dockerfile]
+        # B200 [GIBD; CT a4high-vm.yaml]
         "nccl_env": dict(_GIB_ENV, NCCL_TUNER_CONFIG_PATH="{install_dir}/configs/tuner_config_a4.txtpb"),
         "nccl_env_ifaces": _GIB_ENV_IFACES,
         "nccl_env_bindings": {},
@@ -556,8 +564,8 @@ FAMILIES = {
             "held_packages": _NVIDIA_HELD + ["nvidia-imex-*"],  # [CT a4x blueprint]
             "gids_per_nic": 4,
         },
-        # An A4X sub-block is one NVLink domain of 18 VMs (72 GPUs) [Google AI
-        # Hypercomputer terminology]. Two VMs in one domain talk over NVLink (MNNVL);
+        # An A4X sub-block is one NVLink domain of 18 VMs (72 GPUs) [AIHT]. Two
+        # VMs in one domain talk over NVLink (MNNVL);
         # two in different domains over the CX-7 NICs, a far lower bar.
         # In-domain: measured with gpu_topology 1x72, bounded by NVLink [NA4X].
         "baselines": [

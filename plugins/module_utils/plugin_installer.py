@@ -65,7 +65,7 @@ def _tail(text, lines=20):
 
 
 def install(run, engine, image, tag, digest, install_args, volumes, files_dir, files, name="nccl-installer",
-            exists=os.path.exists, pull=True):
+            exists=os.path.exists, pull=True, makedirs=os.makedirs):
     """Pull, run the installer, check its files. run(argv) -> (rc, out, err).
 
     Returns the new record (image, tag, digest actually pulled, files) and the installer output.
@@ -83,6 +83,11 @@ def install(run, engine, image, tag, digest, install_args, volumes, files_dir, f
     pulled = ce.parse_repo_digest(out, image)
     if digest and pulled and pulled != digest:
         raise InstallError("image %s has digest %s, not the pinned %s" % (ref, pulled, digest))
+    # docker creates a missing host side of -v, podman refuses it: the install
+    # directory (gIB's /usr/local/gib) must exist before the installer runs
+    for host in sorted(volumes):
+        if not exists(host):
+            makedirs(host)
     # a container left by an interrupted run would block --name
     run(ce.remove_argv(engine, name))
     rc, out, err = run(ce.installer_argv(engine, name, ref, volumes, install_args))

@@ -49,8 +49,16 @@ def test_gpu_nics_start_at_guest_default_mtu(host):
 
 
 def test_registry_refuses_anonymous_pulls_like_artifact_registry(host):
-    host.run_test("echo '{}' > /tmp/no-credentials.json")
-    pull = host.run("podman pull --authfile /tmp/no-credentials.json %s" % REAL_IMAGE)
+    manifest = ("http://gpudirect-registry.sandbox:5000/v2/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev/"
+                "manifests/v1.0.23")
+    probe = host.run("python3 -c 'import sys, urllib.request, urllib.error\n"
+                     "try:\n urllib.request.urlopen(sys.argv[1], timeout=10)\n"
+                     "except urllib.error.HTTPError as e:\n print(e.code, e.headers.get(\"WWW-Authenticate\"))' %s"
+                     % manifest)
+    assert probe.stdout.startswith("401 Basic realm="), probe.stdout + probe.stderr
+    # podman without the helper's credentials (no ~/.docker/config.json, an empty auth file) is refused too
+    host.run_test("mkdir -p /tmp/no-home && echo '{}' > /tmp/no-credentials.json")
+    pull = host.run("HOME=/tmp/no-home REGISTRY_AUTH_FILE=/tmp/no-credentials.json podman pull %s" % REAL_IMAGE)
     assert pull.rc != 0
     assert "unauthorized" in (pull.stdout + pull.stderr).lower() or "401" in pull.stdout + pull.stderr
 

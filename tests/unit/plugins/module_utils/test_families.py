@@ -219,3 +219,17 @@ def test_os_flavour():
     assert F.os_flavour("Container-Optimized OS") == "cos"
     assert F.os_flavour("Debian") == "ubuntu"
     assert F.gpu_nic_names("a3-high", "ubuntu") == ["enp6s0", "enp12s0", "enp134s0", "enp140s0"]
+
+
+def test_every_source_key_in_the_table_is_in_its_legend():
+    with open(F.__file__) as fh:
+        text = fh.read()
+    legend_text, _sep, body = text.partition('"""\n\nfrom __future__')
+    legend = set(re.findall(r"^\s+([A-Z][A-Z0-9]{1,5})\s", legend_text, re.M))
+    used = set()
+    for bracket in re.findall(r"\[([^\]]+)\]", body):
+        for part in re.split(r"[;,]", bracket):
+            word = part.split()[0] if part.split() else ""
+            if re.match(r"^[A-Z][A-Z0-9]{1,5}$", word):
+                used.add(word)
+    assert used and used <= legend, sorted(used - legend)

@@ -101,3 +101,19 @@ def test_image_already_on_the_node_is_not_pulled(tmp_path):
     eng.present.add(IMAGE + ":v1.0.17")
     pi.install(eng, "docker", IMAGE, "v1.0.17", None, ["install"], {}, str(tmp_path), ["a"])
     assert not [c for c in eng.calls if c[1] == "pull"]
+
+
+def test_missing_host_side_of_a_mount_is_created_first(tmp_path):
+    # podman refuses `-v /usr/local/gib:/var/lib/gib` while /usr/local/gib does not exist; docker would create it
+    gib = tmp_path / "usr" / "local" / "gib"
+    eng = FakeEngine(str(gib / "lib64"), ["libnccl-net.so"])
+    seen = []
+
+    def run(argv):
+        if argv[1] == "run":
+            seen.append(gib.is_dir())
+        return eng(argv)
+
+    pi.install(run, "docker", IMAGE, "v1.1.1", None, ["install", "--install-nccl"], {str(gib): "/var/lib/gib"},
+               str(gib / "lib64"), ["libnccl-net.so"])
+    assert seen == [True]
