@@ -11,6 +11,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+import tempfile
+
 from ansible.module_utils.basic import AnsibleModule
 
 
@@ -41,6 +44,24 @@ class GpuModule(object):
 
     def which(self, name):
         return self.module.get_bin_path(name)
+
+    def write_file(self, path, text, mode, dir_mode=0o755):
+        """Write text to path atomically (temporary file, then rename) with mode; create its directory.
+
+        Returns None, or the error as one line naming the path.
+        """
+        directory = os.path.dirname(path)
+        try:
+            if not os.path.isdir(directory):
+                os.makedirs(directory, dir_mode)
+            fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=directory)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(text)
+            os.chmod(tmp, mode)
+            os.rename(tmp, path)
+        except (IOError, OSError) as exc:
+            return "cannot write %s: %s" % (path, exc)
+        return None
 
     def fail(self, msg, **result):
         self.module.fail_json(msg=msg, **result)

@@ -68,7 +68,6 @@ cred_helpers:
 """
 
 import os
-import tempfile
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import registry_auth
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
@@ -104,17 +103,9 @@ def main():
                               after=registry_auth.dump(registry_auth.redacted(after)),
                               before_header=p["path"], after_header=p["path"])
     if changed and not gm.check_mode:
-        directory = os.path.dirname(p["path"])
-        try:
-            if not os.path.isdir(directory):
-                os.makedirs(directory, 0o700)
-            fd, tmp = tempfile.mkstemp(prefix=".config-", dir=directory)
-            with os.fdopen(fd, "w") as fh:
-                fh.write(registry_auth.dump(after))
-            os.chmod(tmp, 0o600)
-            os.rename(tmp, p["path"])
-        except (IOError, OSError) as exc:
-            gm.fail("container_registry_auth: cannot write %s: %s" % (p["path"], exc))
+        error = gm.write_file(p["path"], registry_auth.dump(after), 0o600, dir_mode=0o700)
+        if error:
+            gm.fail("container_registry_auth: %s" % error)
     gm.exit(**result)
 
 

@@ -96,7 +96,6 @@ pairs:
 """
 
 import os
-import tempfile
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import rxq_topology
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
@@ -134,17 +133,9 @@ def main():
     if changed:
         result["diff"] = dict(before=before or "", after=content, before_header=p["dest"], after_header=p["dest"])
     if changed and not gm.check_mode:
-        directory = os.path.dirname(p["dest"])
-        try:
-            if not os.path.isdir(directory):
-                os.makedirs(directory, 0o755)
-            fd, tmp = tempfile.mkstemp(prefix=".rxq-", dir=directory)
-            with os.fdopen(fd, "w") as fh:
-                fh.write(content)
-            os.chmod(tmp, mode)
-            os.rename(tmp, p["dest"])
-        except (IOError, OSError) as exc:
-            gm.fail("rxdm_topology: cannot write %s: %s" % (p["dest"], exc))
+        error = gm.write_file(p["dest"], content, mode)
+        if error:
+            gm.fail("rxdm_topology: %s" % error)
     gm.exit(**result)
 
 

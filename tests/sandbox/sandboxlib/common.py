@@ -66,6 +66,49 @@ def terminate(pid, wait_s=5.0):
         time.sleep(0.1)
 
 
+def script_pid(pid_file, script):
+    """The pid in pid_file when that process is still running script, else None."""
+    try:
+        with open(pid_file) as fh:
+            pid = int(fh.read().strip())
+        with open("/proc/%d/cmdline" % pid, "rb") as fh:
+            cmd = fh.read()
+    except (OSError, ValueError):
+        return None
+    return pid if script.encode() in cmd else None
+
+
+def start_script(argv, pid_file, log_file, ready_file, what, timeout_s=30):
+    """Start a helper script in its own session, record its pid, and wait until it writes ready_file."""
+    if os.path.exists(ready_file):
+        os.unlink(ready_file)
+    with open(log_file, "ab") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+    with open(pid_file, "w") as fh:
+        fh.write(str(proc.pid))
+    deadline = time.time() + timeout_s
+    while time.time() < deadline and not (os.path.exists(ready_file) and os.path.getsize(ready_file)):
+        if proc.poll() is not None:
+            with open(log_file, "rb") as fh:
+                tail = fh.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+            raise SandboxError("%s did not start: %s" % (what, tail[0] if tail else "no output"))
+        time.sleep(0.1)
+    if not (os.path.exists(ready_file) and os.path.getsize(ready_file)):
+        raise SandboxError("%s wrote nothing to %s within %ss" % (what, ready_file, timeout_s))
+    return proc
+
+
+def stop_script(pid_file, script, *leftovers):
+    """Stop what start_script started (only that script) and remove its files; True when it was running."""
+    pid = script_pid(pid_file, script)
+    if pid:
+        terminate(pid)
+    for path in (pid_file,) + leftovers:
+        if os.path.exists(path):
+            os.unlink(path)
+    return bool(pid)
+
+
 def podman(*args, **kwargs):
     kwargs.setdefault("what", "podman " + " ".join(args[:2]))
     return run(["podman"] + list(args), **kwargs)

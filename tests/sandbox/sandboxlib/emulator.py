@@ -8,9 +8,7 @@ build/sandbox/NAME/gce_gpu.yml, a gpudirect.gcp.gce_gpu plugin config for it.
 
 import json
 import os
-import subprocess
 import sys
-import time
 
 from . import common, inventory, layout
 
@@ -93,17 +91,6 @@ def plugin_config(plan, url, key_file):
     return head + json.dumps(cfg, indent=2) + "\n"
 
 
-def _alive(pid_file):
-    try:
-        with open(pid_file) as fh:
-            pid = int(fh.read().strip())
-        with open("/proc/%d/cmdline" % pid, "rb") as fh:
-            cmd = fh.read()
-    except (OSError, ValueError):
-        return None
-    return pid if EMULATOR.encode() in cmd else None
-
-
 def start(plan):
     if not available():
         return None
@@ -112,25 +99,11 @@ def start(plan):
     with open(p["fixture"], "w") as fh:
         json.dump(fixture(plan), fh, indent=2)
     stop(plan["name"])
-    if os.path.exists(p["url"]):
-        os.unlink(p["url"])
-    with open(p["log"], "ab") as log:
-        proc = subprocess.Popen([sys.executable, EMULATOR, "--fixture", p["fixture"], "--host", "127.0.0.1",
-                                 "--port", "0", "--ready-file", p["url"]],
-                                stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
-    with open(p["pid"], "w") as fh:
-        fh.write(str(proc.pid))
-    deadline = time.time() + 30
-    while time.time() < deadline and not (os.path.exists(p["url"]) and os.path.getsize(p["url"])):
-        if proc.poll() is not None:
-            with open(p["log"], "rb") as fh:
-                tail = fh.read().decode("utf-8", "replace").strip().splitlines()[-1:]
-            raise common.SandboxError("Compute API emulator did not start: %s" % (tail[0] if tail else "no output"))
-        time.sleep(0.1)
+    proc = common.start_script([sys.executable, EMULATOR, "--fixture", p["fixture"], "--host", "127.0.0.1",
+                                "--port", "0", "--ready-file", p["url"]],
+                               p["pid"], p["log"], p["url"], "Compute API emulator")
     with open(p["url"]) as fh:
         url = fh.read().strip()
-    if not url:
-        raise common.SandboxError("Compute API emulator wrote no URL to %s within 30s" % p["url"])
     with open(p["config"], "w") as fh:
         fh.write(plugin_config(plan, url, cluster.key_file(plan["name"])))
     plan["emulator"] = {"url": url, "pid": proc.pid, "plugin_config": p["config"]}
@@ -139,10 +112,4 @@ def start(plan):
 
 def stop(name):
     p = _paths(name)
-    pid = _alive(p["pid"])
-    if pid:
-        common.terminate(pid)
-    for key in ("pid", "url"):
-        if os.path.exists(p[key]):
-            os.unlink(p[key])
-    return bool(pid)
+    return common.stop_script(p["pid"], EMULATOR, p["url"])

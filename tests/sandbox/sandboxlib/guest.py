@@ -10,9 +10,7 @@ refuses anonymous pulls.
 
 import json
 import os
-import subprocess
 import sys
-import time
 
 from . import common, registry
 
@@ -27,37 +25,13 @@ def _paths(name):
             "ready": os.path.join(d, "guest-services.json")}
 
 
-def _alive(pid_file):
-    try:
-        with open(pid_file) as fh:
-            pid = int(fh.read().strip())
-        with open("/proc/%d/cmdline" % pid, "rb") as fh:
-            cmd = fh.read()
-    except (OSError, ValueError):
-        return None
-    return pid if SERVICES.encode() in cmd else None
-
-
 def start(plan):
     p = _paths(plan["name"])
     stop(plan["name"])
-    for key in ("ready",):
-        if os.path.exists(p[key]):
-            os.unlink(p[key])
     argv = [sys.executable, SERVICES, "--upstream", registry.host_address(), "--host", plan["registry_host"],
             "--metadata-port", str(METADATA_PORT), "--registry-port", str(registry.NODE_PORT),
             "--ready-file", p["ready"]]
-    with open(p["log"], "ab") as log:
-        proc = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
-    with open(p["pid"], "w") as fh:
-        fh.write(str(proc.pid))
-    deadline = time.time() + 20
-    while time.time() < deadline and not os.path.exists(p["ready"]):
-        if proc.poll() is not None:
-            with open(p["log"], "rb") as fh:
-                tail = fh.read().decode("utf-8", "replace").strip().splitlines()[-1:]
-            raise common.SandboxError("metadata/registry stand-in did not start: %s" % (tail[0] if tail else "exit"))
-        time.sleep(0.1)
+    proc = common.start_script(argv, p["pid"], p["log"], p["ready"], "metadata/registry stand-in", timeout_s=20)
     with open(p["ready"]) as fh:
         ready = json.load(fh)
     plan["guest_services"] = dict(ready, pid=proc.pid)
@@ -66,9 +40,4 @@ def start(plan):
 
 def stop(name):
     p = _paths(name)
-    pid = _alive(p["pid"])
-    if pid:
-        common.terminate(pid)
-    if os.path.exists(p["pid"]):
-        os.unlink(p["pid"])
-    return bool(pid)
+    return common.stop_script(p["pid"], SERVICES)
