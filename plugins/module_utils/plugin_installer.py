@@ -3,15 +3,17 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Running a GPUDirect NCCL plugin installer image and recording what it installed.
 
-The record (JSON: image, tag, digest, files) sits next to the installed plugin.
-The same image, tag (and digest, when pinned) with every expected file present
-means nothing to do; anything else means the installer runs again.
+The record (JSON: image, tag, digest, files, and a manifest of every file's
+sha256) sits next to the installed plugin.  The same image, tag (and digest,
+when pinned) with every expected file present and unchanged means nothing to
+do; anything else means the installer runs again.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 import os
 import tempfile
@@ -49,6 +51,34 @@ def write_record(path, record):
 
 def missing_files(files_dir, files, exists=os.path.exists):
     return [f for f in files if not exists(os.path.join(files_dir, f))]
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def manifest(files_dir, files):
+    """[{path, sha256}] of the expected files that exist, relative to files_dir."""
+    out = []
+    for name in files:
+        path = os.path.join(files_dir, name)
+        if os.path.isfile(path):
+            out.append({"path": name, "sha256": sha256(path)})
+    return out
+
+
+def modified_files(record, files_dir):
+    """Files whose content differs from what the record's manifest says was installed."""
+    out = []
+    for entry in (record or {}).get("manifest") or []:
+        path = os.path.join(files_dir, entry.get("path", ""))
+        if os.path.isfile(path) and sha256(path) != entry.get("sha256"):
+            out.append(entry["path"])
+    return out
 
 
 def up_to_date(record, image, tag, digest):
@@ -98,5 +128,6 @@ def install(run, engine, image, tag, digest, install_args, volumes, files_dir, f
     if missing:
         raise InstallError("installer %s ran but %s lacks %s; last output:\n%s"
                            % (ref, files_dir, ", ".join(missing), _tail(output)))
-    record = {"image": image, "tag": tag, "digest": digest or pulled, "files": list(files)}
+    record = {"image": image, "tag": tag, "digest": digest or pulled, "files": list(files),
+              "manifest": manifest(files_dir, files)}
     return record, output

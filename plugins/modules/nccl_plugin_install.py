@@ -17,8 +17,9 @@ description:
   - Pulls the plugin installer image (pinned tag, optionally pinned digest) with the node's container engine,
     runs C(<engine> run --rm --name nccl-installer --network=host -v HOST:CONTAINER IMAGE INSTALL_ARGS),
     checks that the expected files exist and records image, tag and digest in O(record_path).
-  - When the record names the same image, tag (and digest, if pinned) and every file is present, nothing runs.
-    Any other version runs the installer again.
+  - The record also holds the sha256 of every file the installer left (a manifest).
+  - When the record names the same image, tag (and digest, if pinned) and every file is present and unchanged,
+    nothing runs. Any other version, or a missing or modified file, runs the installer again.
 options:
   engine:
     description: Path or name of the container engine command (see M(gpudirect.gcp.container_engine_info)).
@@ -106,6 +107,11 @@ missing_before:
   returned: always
   type: list
   elements: str
+modified_before:
+  description: Files whose sha256 differed from the record's manifest before the run.
+  returned: always
+  type: list
+  elements: str
 installer_output:
   description: Last lines the installer printed (empty when it did not run).
   returned: always
@@ -148,10 +154,12 @@ def main():
         module.fail_json(msg=str(exc))
     previous = pi.read_record(p["record_path"])
     missing = pi.missing_files(p["files_dir"], p["files"])
+    modified = pi.modified_files(previous, p["files_dir"])
     wanted = {"image": p["image"], "tag": p["tag"], "digest": p["digest"] or (previous or {}).get("digest")}
-    result = dict(changed=False, previous=_public(previous), missing_before=missing, installer_output="",
-                  record=_public(previous))
-    if pi.up_to_date(previous, p["image"], p["tag"], p["digest"]) and not missing and not p["force"]:
+    result = dict(changed=False, previous=_public(previous), missing_before=missing, modified_before=modified,
+                  installer_output="", record=_public(previous))
+    if pi.up_to_date(previous, p["image"], p["tag"], p["digest"]) and not missing and not modified \
+            and not p["force"]:
         module.exit_json(**result)
 
     result["changed"] = True

@@ -54,8 +54,11 @@ def test_install_runs_documented_command_and_returns_record(tmp_path):
     eng = FakeEngine(lib, ["libnccl-net.so", "nccl-env-profile.sh"])
     record, out = pi.install(eng, "docker", IMAGE, "v1.0.17", None, ["install", "--install-nccl"],
                              {"/var/lib": "/var/lib"}, lib, ["libnccl-net.so", "nccl-env-profile.sh"])
+    manifest = record.pop("manifest")
     assert record == {"image": IMAGE, "tag": "v1.0.17", "digest": DIGEST,
                       "files": ["libnccl-net.so", "nccl-env-profile.sh"]}
+    assert [m["path"] for m in manifest] == ["libnccl-net.so", "nccl-env-profile.sh"]
+    assert manifest[0]["sha256"] == pi.sha256(os.path.join(lib, "libnccl-net.so"))
     assert eng.calls[1] == ["docker", "pull", IMAGE + ":v1.0.17"]
     assert eng.calls[-1] == ["docker", "run", "--rm", "--name", "nccl-installer", "--network=host",
                              "-v", "/var/lib:/var/lib", IMAGE + ":v1.0.17", "install", "--install-nccl"]

@@ -70,6 +70,20 @@ def test_missing_file_reinstalls_and_check_mode_changes_nothing(tmp_path, engine
     assert fixed["changed"] and os.path.exists(str(tmp_path / "tcpxo" / "lib64" / "libnccl-net.so"))
 
 
+def test_modified_file_is_caught_by_the_manifest_and_reinstalled(tmp_path, engine, capsys):
+    run(nccl_plugin_install, install_args(tmp_path), capsys)
+    record = json.load(open(str(tmp_path / "tcpxo" / ".gpudirect-installed")))
+    assert [m["path"] for m in record["manifest"]] == ["libnccl-net.so", "nccl-env-profile.sh"]
+    assert all(len(m["sha256"]) == 64 for m in record["manifest"])
+    with open(str(tmp_path / "tcpxo" / "lib64" / "nccl-env-profile.sh"), "a") as fh:
+        fh.write("export NCCL_ALGO=Ring\n")
+    check = run(nccl_plugin_install, install_args(tmp_path), capsys, check_mode=True)
+    assert check["changed"] and check["modified_before"] == ["nccl-env-profile.sh"] and check["missing_before"] == []
+    fixed = run(nccl_plugin_install, install_args(tmp_path), capsys)
+    assert fixed["changed"]
+    assert run(nccl_plugin_install, install_args(tmp_path), capsys)["modified_before"] == []
+
+
 def test_install_failure_is_one_message(tmp_path, engine, capsys):
     engine.run_rc = 2
     out = run(nccl_plugin_install, install_args(tmp_path), capsys)
