@@ -112,8 +112,11 @@ def _seed_files(plan, node):
         files = [("var/lib/gpudirect-standin/dmabuf_import_helper",
                   "STAND-IN for /dev/dmabuf_import_helper: a plain file, not the import-helper device\n"),
                  ("etc/nccl-standin/net_name", "%s\n" % prof["plugin"]["net_name"]),
+                 ("etc/nccl-standin/README", "STAND-IN nccl-tests settings (sandbox): net_name, peak_gbps.<collective>\n"),
                  ("etc/gpudirect-standin/primary-nic", "%s\n" % node["nics"][0]["iface"]),
                  ("etc/gpudirect-standin/variant", "%s\n" % variant)]
+        files += [("etc/nccl-standin/peak_gbps.%s" % coll, "%s\n" % peak)
+                  for coll, peak in sorted(layout.standin_peaks(plan["family"]).items())]
         if variant == "ubuntu":
             files += [("usr/lib/%s-linux-gnu/libcuda.so.1" % prof["arch"], LIBCUDA_TEXT),
                       (TOOLKIT_HOOK, TOOLKIT_TEXT),

@@ -161,3 +161,19 @@ def test_rxdm_standin_finds_libcuda_where_the_loader_would(tmp_path, monkeypatch
     (tmp_path / "ld").mkdir()
     (tmp_path / "ld" / "libcuda.so.1").write_text("STAND-IN")
     assert rxdm.find_library("libcuda.so.1") == str(tmp_path / "ld" / "libcuda.so.1")
+
+
+@pytest.mark.parametrize("family", sorted(families.FAMILIES))
+def test_standin_replay_peaks_stay_within_what_the_family_can_carry(family):
+    sys.path.insert(0, os.path.join(ROOT, "tests", "sandbox"))
+    try:
+        from sandboxlib import layout  # pylint: disable=import-outside-toplevel
+    finally:
+        sys.path.pop(0)
+    peaks = layout.standin_peaks(family)
+    assert set(peaks) == set(families.FAMILIES[family]["nccl_tests"]["collectives"])
+    for coll, peak in peaks.items():
+        assert 0 < peak <= families.busbw_ceiling_gbps(family, coll), coll
+        base = families.baseline(family, coll)
+        if base:
+            assert peak >= 0.9 * base["busbw_gbps"], coll

@@ -27,7 +27,9 @@ real MPI_Allreduce/MPI_Allgather calls over the job's transport:
     single-node ones included, like an NVLink/GPU fault.
 Rank 0 then prints a recorded real output (bin/recorded/) re-sampled to the
 requested -b/-e/-f range, in the nccl-tests 2.19 text format, rescaled to
-NCCL_STANDIN_PEAK_GBPS or /etc/nccl-standin/peak_gbps when set.  The first
+NCCL_STANDIN_PEAK_GBPS, /etc/nccl-standin/peak_gbps.<collective> or
+/etc/nccl-standin/peak_gbps when set (the sandbox sets one per collective from
+the family table, so a family's replay stays within what its NICs carry).  The first
 line says STAND-IN.  Exit codes follow nccl-tests: 6 bad usage, 255 bad sizes,
 5 invalid number of GPUs, 2 CUDA failure.
 """
@@ -300,7 +302,8 @@ def main():
         mpi.finalize()
         return 0
 
-    peak_target = os.environ.get("NCCL_STANDIN_PEAK_GBPS") or read_conf("peak_gbps")
+    peak_target = (os.environ.get("NCCL_STANDIN_PEAK_GBPS") or read_conf("peak_gbps.%s" % coll)
+                   or read_conf("peak_gbps"))
     curve = load_curve()
     scale = float(peak_target) / max(point[1] for point in curve) if peak_target else 1.0
     net = net_name() if plugin else "Socket"
