@@ -17,6 +17,21 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 
 
+def write_atomic(path, text, mode, dir_mode=0o755):
+    """Write text to path through a temporary file and a rename, with mode; create the directory.
+
+    Raises OSError/IOError; a reader never sees a half-written file.
+    """
+    directory = os.path.dirname(path)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, dir_mode)
+    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=directory)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.chmod(tmp, mode)
+    os.rename(tmp, path)
+
+
 class ModuleInputError(ValueError):
     """Bad input or node state that must be reported as one line, not a traceback."""
 
@@ -46,19 +61,10 @@ class GpuModule(object):
         return self.module.get_bin_path(name)
 
     def write_file(self, path, text, mode, dir_mode=0o755):
-        """Write text to path atomically (temporary file, then rename) with mode; create its directory.
-
-        Returns None, or the error as one line naming the path.
+        """write_atomic, with the error returned as one line naming the path (None on success).
         """
-        directory = os.path.dirname(path)
         try:
-            if not os.path.isdir(directory):
-                os.makedirs(directory, dir_mode)
-            fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=directory)
-            with os.fdopen(fd, "w") as fh:
-                fh.write(text)
-            os.chmod(tmp, mode)
-            os.rename(tmp, path)
+            write_atomic(path, text, mode, dir_mode)
         except (IOError, OSError) as exc:
             return "cannot write %s: %s" % (path, exc)
         return None

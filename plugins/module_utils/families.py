@@ -192,8 +192,6 @@ _TCPXO_PLUGIN = {
     "nccl_version": UNKNOWN,
     "env_profile": "nccl-env-profile.sh",
     "env_profile_sourced": False,
-    # `NCCL_LIB_DIR=<dir> source <dir>/nccl-env-profile.sh` [CT run-nccl-tests.sh; SG]
-    "env_profile_vars": {"NCCL_LIB_DIR": "{lib_dir}"},
     "package": UNKNOWN,
     "package_version": UNKNOWN,
     "net_name": "FasTrak",  # "Using network FasTrak" [UNOFF NCCL_NET=FasTrak]

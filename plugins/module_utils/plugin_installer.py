@@ -16,9 +16,9 @@ __metaclass__ = type
 import hashlib
 import json
 import os
-import tempfile
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import write_atomic
 
 RECORD_KEYS = ("image", "tag", "digest")
 # The record's name in the plugin's install directory (nccl_plugin_record_file's default)
@@ -40,13 +40,7 @@ def read_record(path):
 
 
 def write_record(path, record):
-    directory = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".gpudirect-installed.", dir=directory)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(record, fh, indent=2, sort_keys=True)
-        fh.write("\n")
-    os.chmod(tmp, 0o644)
-    os.rename(tmp, path)
+    write_atomic(path, json.dumps(record, indent=2, sort_keys=True) + "\n", 0o644)
 
 
 def missing_files(files_dir, files, exists=os.path.exists):

@@ -94,7 +94,6 @@ version_source:
   type: str
 """
 
-import json
 import os
 
 from ansible.module_utils.common.text.converters import to_text
@@ -118,14 +117,9 @@ def installed_version(gm):
     record = gm.params["record_path"]
     if not record and gm.params["install_dir"]:
         record = os.path.join(gm.params["install_dir"], plugin_installer.RECORD_FILE)
-    if record and os.path.exists(record):
-        try:
-            with open(record) as fh:
-                data = json.load(fh)
-            if isinstance(data, dict) and data.get("tag"):
-                return "%s:%s" % (data.get("image"), data["tag"]), "installer record %s" % record
-        except (IOError, OSError, ValueError):
-            pass
+    data = plugin_installer.read_record(record) if record else None
+    if data and data.get("tag"):
+        return "%s:%s" % (data.get("image"), data["tag"]), "installer record %s" % record
     return None, None
 
 

@@ -9,20 +9,13 @@ __metaclass__ = type
 import json
 import os
 
-import pytest
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.modules import container_registry_auth
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run as run_module
 
 
 def run(args, capsys, check_mode=False):
-    args = dict(args, _ansible_diff=True)
-    if check_mode:
-        args["_ansible_check_mode"] = True
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            container_registry_auth.main()
-    return json.loads(capsys.readouterr().out)
+    return run_module(container_registry_auth, args, capsys, check_mode=check_mode, diff=True)
 
 
 def test_sets_the_helper_keeps_the_rest_and_redacts(tmp_path, capsys):

@@ -22,9 +22,12 @@ from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils import te
 IMAGE, FakeEngine = fakes.IMAGE, fakes.FakeEngine
 
 
-def run(module, args, capsys, check_mode=False):
+def run(module, args, capsys, check_mode=False, diff=False):
+    """Run a module's main() with these arguments; its JSON result."""
     if check_mode:
         args = dict(args, _ansible_check_mode=True)
+    if diff:
+        args = dict(args, _ansible_diff=True)
     with patch_module_args(args):
         with pytest.raises(SystemExit):
             module.main()

@@ -6,27 +6,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
 
-import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.modules import gpu_driver_info, rxdm_topology
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_rxq_topology import FIXTURE, SYSFS, UBUNTU
-
-
-def run(module, args, capsys, check_mode=False, diff=False):
-    if check_mode:
-        args = dict(args, _ansible_check_mode=True)
-    if diff:
-        args = dict(args, _ansible_diff=True)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            module.main()
-    return json.loads(capsys.readouterr().out)
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run
 
 
 def test_driver_info_on_an_ubuntu_style_node(tmp_path, capsys, monkeypatch):
