@@ -115,6 +115,11 @@ def parse_state(out):
     return parts[0].lower() == "true", parts[1], parts[2] if len(parts) > 2 else None
 
 
+def image_argv(engine, name):
+    """The image reference a container was created from (docker and podman both keep .Config.Image)."""
+    return [engine, "inspect", "--format", "{{.Config.Image}}", name]
+
+
 def copy_out_argv(engine, name, path, dest):
     """`<engine> cp NAME:PATH DEST`: reads a file of a running container without running anything in it."""
     return [engine, "cp", "%s:%s" % (name, path), dest]

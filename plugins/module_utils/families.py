@@ -599,7 +599,15 @@ def get_family(name):
         raise FamilyError("unknown GPU family %r; known: %s" % (name, ", ".join(family_names())))
     out = copy.deepcopy(fam)
     out["family"] = name
+    out["plugin"]["files_dir"] = plugin_files_dir(name)
     return out
+
+
+def plugin_files_dir(name):
+    """The directory the plugin's ``files`` are relative to: gIB lists them under its
+    install directory (lib64/, scripts/), TCPX/TCPXO name bare libraries in lib_dir."""
+    plugin = FAMILIES[name]["plugin"]
+    return plugin["install_dir"] if FAMILIES[name]["transport"] == "gib" else plugin["lib_dir"]
 
 
 def machine_type_name(machine_type):

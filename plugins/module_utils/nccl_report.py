@@ -16,6 +16,8 @@ import math
 import re
 from xml.etree import ElementTree as ET
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import findings_report
+
 try:
     from html import escape as _html_escape
 except ImportError:  # pragma: no cover - Python 2
@@ -37,11 +39,28 @@ def scrub_env(env):
     return out
 
 
-def build_report(result, run_id, started=None, finished=None):
-    """Assemble the report document from the module result."""
+STANDIN_MARK = "STAND-IN"
+
+
+def from_standins(result, findings=None):
+    """Whether any output in the report came from the sandbox's stand-ins (they say so in their output)."""
+    texts = [run.get("output_tail") or "" for run in result.get("runs") or []]
+    texts += [f.get("cause") or "" for f in findings or []]
+    return any(STANDIN_MARK in t for t in texts)
+
+
+def build_report(result, run_id, started=None, finished=None, findings=None, hosts=None, diagnosis=None):
+    """Assemble the report document from the module result and, for a diagnosis, its findings."""
     runs = result.get("runs") or []
     summary = summarize(result)
+    items = findings_report.clean(findings)
+    if diagnosis is not None:
+        summary["diagnosis"] = diagnosis
     return {
+        "findings": items,
+        "diagnosed_hosts": list(hosts or []),
+        "diagnosis": diagnosis,
+        "from_standins": from_standins(result, items),
         "schema": SCHEMA,
         "run_id": run_id,
         "started": started or result.get("started"),
@@ -99,6 +118,8 @@ def _case(suite, classname, name, status, message, details, seconds=None):
 def to_junit(report):
     root = ET.Element("testsuites", name="nccl_tests %s" % (report.get("run_id") or ""))
     suites = []
+    if report.get("diagnosis") is not None:
+        suites.append(findings_report.junit_suite(root, report.get("findings") or [], report.get("diagnosed_hosts")))
     if report.get("collectives"):
         suite = ET.SubElement(root, "testsuite", name="nccl_tests.%s" % (report.get("mode") or "cluster"))
         suites.append(suite)
@@ -229,21 +250,48 @@ def _series_for(run):
     return out
 
 
+_STYLE = ("<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+          "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+          ".pass{color:#2a7}.fail{color:#c33}.bad{color:#c33;font-weight:bold}"
+          ".warn,.not_judged,.unknown{color:#a80}</style>")
+
+
+def _verdict_colour(verdict):
+    return {"pass": "#2a7", "fail": "#c33"}.get(verdict, "#a80")
+
+
 def to_html(report):
     verdict = report.get("verdict") or "not_judged"
-    colour = {"pass": "#2a7", "fail": "#c33"}.get(verdict, "#a80")
-    parts = ["<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>NCCL validation %s</title>"
-             % esc(report.get("run_id")),
-             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
-             ".pass{color:#2a7}.fail{color:#c33}.bad{color:#c33;font-weight:bold}"
-             ".not_judged,.unknown{color:#a80}</style></head><body>",
-             "<h1>NCCL validation: <span style=\"color:%s\">%s</span></h1>" % (colour, esc(verdict.upper())),
-             "<p>Run %s, family %s, mode %s, %d nodes x %s GPUs, pass at %s%% of the baseline.</p>"
-             % (esc(report.get("run_id")), esc(report.get("family")), esc(report.get("mode")),
-                len(report.get("nodes") or []), esc(report.get("gpus_per_node")),
-                esc(int(round((report.get("threshold") or 0) * 100)))),
-             ]
+    nccl_line = ("<p>Run %s, family %s, mode %s, %d nodes x %s GPUs, pass at %s%% of the baseline.</p>"
+                 % (esc(report.get("run_id")), esc(report.get("family")), esc(report.get("mode")),
+                    len(report.get("nodes") or []), esc(report.get("gpus_per_node")),
+                    esc(int(round((report.get("threshold") or 0) * 100)))))
+    diagnosis = report.get("diagnosis")
+    if diagnosis is not None:
+        overall = diagnosis.get("verdict") or "not_judged"
+        parts = ["<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>GPUDirect diagnosis %s</title>"
+                 % esc(report.get("run_id")), _STYLE, "</head><body>",
+                 "<h1>Diagnosis: <span style=\"color:%s\">%s</span></h1>"
+                 % (_verdict_colour(overall), esc(overall.upper())),
+                 "<p>Run %s: %d node(s) diagnosed, the NCCL tests ran on %d.</p>"
+                 % (esc(report.get("run_id")), len(report.get("diagnosed_hosts") or []),
+                    len(report.get("nodes") or []))]
+        parts.append(findings_report.html_section(report.get("findings") or [], report.get("diagnosed_hosts"),
+                                                  report.get("from_standins")))
+        if report.get("runs"):
+            parts.append("<h2>NCCL tests: <span style=\"color:%s\">%s</span></h2>" % (
+                _verdict_colour(verdict), esc(verdict.upper())))
+            parts.append(nccl_line)
+        else:
+            parts.append("<h2>NCCL tests: not run</h2>")
+    else:
+        parts = ["<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>NCCL validation %s</title>"
+                 % esc(report.get("run_id")), _STYLE, "</head><body>",
+                 "<h1>NCCL validation: <span style=\"color:%s\">%s</span></h1>"
+                 % (_verdict_colour(verdict), esc(verdict.upper())),
+                 nccl_line]
+        if report.get("from_standins"):
+            parts.append("<p><em>The busbw figures came from STAND-IN nccl-tests programs (sandbox).</em></p>")
     if report.get("bad_nodes"):
         parts.append("<p class=\"bad\">Bad nodes: %s</p>" % esc(", ".join(report["bad_nodes"])))
     parts.append("<h2>Collectives</h2><table><tr><th>collective</th><th>status</th><th>busbw (GB/s)</th>"

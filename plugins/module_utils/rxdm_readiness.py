@@ -97,3 +97,20 @@ def last_log_lines(run, engine, name, lines=20, unit=None):
         if rc == 0 and out.strip():
             return out.strip().splitlines()[-lines:]
     return (text or "").strip().splitlines()[-lines:]
+
+
+def describe(run, engine, name, unit=None, systemctl=None):
+    """What day-2 checks want beside readiness: the container's image, and the unit's
+    state and automatic restart count (NRestarts), each None when it cannot be read."""
+    out = {"image": None, "unit_state": None, "restarts": None}
+    rc, text, _err = run(ce.image_argv(engine, name))
+    if rc == 0 and text.strip():
+        out["image"] = text.strip()
+    if unit and systemctl:
+        rc, text, _err = run([systemctl, "show", "--property=ActiveState,NRestarts", unit])
+        if rc == 0:
+            props = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+            out["unit_state"] = props.get("ActiveState") or None
+            restarts = props.get("NRestarts", "")
+            out["restarts"] = int(restarts) if restarts.isdigit() else None
+    return out

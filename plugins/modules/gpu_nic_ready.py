@@ -134,6 +134,13 @@ nics:
       description: What is wrong, for example C(mtu 1460, expected 8244) or C(down (operstate down)).
       type: list
       elements: str
+    local_problems:
+      description:
+        - The part of C(problems) the NIC's own state shows (missing, down, address, MTU, RDMA), without the
+          failed pings. The pings run only when this is empty, so a failed path to a peer whose own NIC is
+          healthy can be told apart from a NIC that is itself wrong.
+      type: list
+      elements: str
     mtu:
       description: The interface's MTU.
       type: int
@@ -230,6 +237,8 @@ def check_once(gm, reader, ping):
     if why:
         rdma["reason"] = why
     for item, res in zip(params["nics"], results):
+        # what the NIC's own state explains, apart from what the pings say about its paths
+        res["local_problems"] = list(res["problems"])
         peers = peers_for(item, res, params["peers"])
         # pinging out of a NIC that is missing or at the wrong MTU proves nothing new
         if peers and not res["problems"]:

@@ -20,12 +20,15 @@ description:
     TCPXO jobs), or when a value holds a line break.
   - O(problems) found earlier (for example variables the plugin's guest config checker rejects) are reported
     together with these.
+  - With O(path) it checks the env file a node already has (C(KEY=VALUE) lines) and returns what it holds.
   - Changes nothing.
 options:
   env:
-    description: The NCCL environment to check.
+    description: The NCCL environment to check. One of O(env) and O(path) is required.
     type: dict
-    required: true
+  path:
+    description: An env file on the node to read and check instead of O(env); a missing file fails.
+    type: path
   iface_vars:
     description: Variables whose value is a comma-separated list of interface names.
     type: list
@@ -63,6 +66,13 @@ extends_documentation_fragment:
 """
 
 EXAMPLES = r"""
+- name: Check the env file the node has now
+  gpudirect.gcp.nccl_env_check:
+    path: /etc/nccl/nccl.env
+    iface_vars: [NCCL_SOCKET_IFNAME, NCCL_FASTRAK_CTRL_DEV, NCCL_FASTRAK_IFNAME]
+    plugin_lib_dir: /var/lib/tcpxo/lib64
+  register: env_file
+
 - name: Check the env
   gpudirect.gcp.nccl_env_check:
     env: "{{ nccl_env.env }}"
@@ -83,19 +93,28 @@ problems:
   returned: always
   type: list
   elements: str
+present:
+  description: Whether O(path) could be read (only with O(path)).
+  returned: when O(path) is given
+  type: bool
+env:
+  description: The variables O(path) holds (only with O(path)).
+  returned: when O(path) is given and the file could be read
+  type: dict
 """
 
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            env=dict(type="dict", required=True),
+            env=dict(type="dict"),
+            path=dict(type="path"),
             iface_vars=dict(type="list", elements="str", default=[]),
             binding_vars=dict(type="list", elements="str", default=[]),
             plugin_lib_dir=dict(type="path"),
@@ -104,9 +123,20 @@ def main():
             problems=dict(type="list", elements="str", default=[]),
             sysfs_net=dict(type="path", default="/sys/class/net"),
         ),
+        mutually_exclusive=[["env", "path"]],
+        required_one_of=[["env", "path"]],
         supports_check_mode=True,
     )
     p = module.params
+    extra = {}
+    if p["path"]:
+        try:
+            with open(p["path"]) as fh:
+                p["env"] = parse_profile(fh.read())[0]
+        except (IOError, OSError) as exc:
+            module.fail_json(msg="cannot read the NCCL env file %s: %s" % (p["path"], exc.strerror or exc),
+                             problems=["%s: %s" % (p["path"], exc.strerror or exc)], present=False)
+        extra = dict(env=p["env"], present=True)
     try:
         interfaces = sorted(os.listdir(p["sysfs_net"]))
     except OSError as exc:
@@ -115,9 +145,9 @@ def main():
                                                p["plugin_lib_dir"], p["plugin_library"],
                                                plugin_missing_ok=p["plugin_missing_ok"])
     if problems:
-        module.fail_json(msg="NCCL environment not written: %s" % "; ".join(problems), problems=problems,
-                         interfaces=interfaces)
-    module.exit_json(changed=False, problems=[], interfaces=interfaces)
+        what = p["path"] or "NCCL environment not written"
+        module.fail_json(msg="%s: %s" % (what, "; ".join(problems)), problems=problems, interfaces=interfaces, **extra)
+    module.exit_json(changed=False, problems=[], interfaces=interfaces, **extra)
 
 
 if __name__ == "__main__":

@@ -20,12 +20,30 @@ description:
     C(report.html) (a busbw-vs-message-size SVG chart per collective with the baseline line, and a per-node
     table).
   - "Meant to run on the controller (C(delegate_to: localhost))."
+  - For a diagnosis (O(diagnosis) given) the reports also carry the findings. C(report.json) gets a top-level
+    C(findings) list (C(host), C(component), C(subject), C(severity), C(cause), C(repair)) and C(diagnosis)
+    (counts and verdict). C(junit.xml) gets a testcase per host and component. C(report.html) opens with the
+    findings grouped by host, each with its repair command, above the busbw charts. This works also when the NCCL
+    tests did not run (empty O(result)).
   - Returns a small summary for C(ansible.builtin.set_stats).
 options:
   result:
-    description: The registered result of M(gpudirect.gcp.nccl_tests).
+    description: The registered result of M(gpudirect.gcp.nccl_tests); empty when the tests did not run.
     type: dict
-    required: true
+    default: {}
+  findings:
+    description: The diagnosis' findings (see the C(gpudirect.gcp.diagnose_node_findings) filter).
+    type: list
+    elements: dict
+    default: []
+  hosts:
+    description: Every node the diagnosis covered.
+    type: list
+    elements: str
+    default: []
+  diagnosis:
+    description: The diagnosis summary (the C(gpudirect.gcp.diagnose_summary) filter); makes this a diagnosis report.
+    type: dict
   dest:
     description: Directory that holds one sub-directory per run.
     type: path
@@ -70,7 +88,9 @@ files:
   returned: always
   type: dict
 summary:
-  description: Verdict, family, mode, node count, peak busbw per collective and bad nodes.
+  description:
+    - Verdict, family, mode, node count, peak busbw per collective and bad nodes; for a diagnosis also
+      C(diagnosis).
   returned: always
   type: dict
 """
@@ -88,7 +108,10 @@ _FILES = {"json": ("report.json", nccl_report.to_json), "junit": ("junit.xml", n
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            result=dict(type="dict", required=True),
+            result=dict(type="dict", default={}),
+            findings=dict(type="list", elements="dict", default=[]),
+            hosts=dict(type="list", elements="str", default=[]),
+            diagnosis=dict(type="dict"),
             dest=dict(type="path", required=True),
             run_id=dict(type="str", required=True),
             formats=dict(type="list", elements="str", choices=["json", "junit", "html"],
@@ -100,7 +123,8 @@ def main():
     if not p["run_id"] or os.sep in p["run_id"] or p["run_id"] in (".", ".."):
         module.fail_json(msg="run_id: %r is not a plain directory name" % p["run_id"])
     run_dir = os.path.join(p["dest"], p["run_id"])
-    report = nccl_report.build_report(p["result"], p["run_id"])
+    report = nccl_report.build_report(p["result"], p["run_id"], findings=p["findings"], hosts=p["hosts"],
+                                      diagnosis=p["diagnosis"])
     files = dict((fmt, os.path.join(run_dir, _FILES[fmt][0])) for fmt in p["formats"])
     changed = False
     if not module.check_mode:

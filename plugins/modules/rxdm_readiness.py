@@ -20,6 +20,8 @@ description:
     or the readiness line in its log. For RxDM builds with neither (TCPX), the same container must stay up for
     O(settle_s) seconds.
   - On timeout it fails and shows the last lines of the RxDM log (the unit's journal when no container exists).
+  - Also reports the container's image and, with O(unit), the unit's state and restart count, so a day-2 check
+    can pair the image with the installed plugin and notice a crash loop. O(timeout_s=0) reads the state once.
   - Changes nothing.
 options:
   engine:
@@ -91,6 +93,24 @@ started_at:
   description: When that container started, as the engine reports it.
   returned: always
   type: str
+reason:
+  description: Why RxDM is not ready (empty when it is).
+  returned: always
+  type: str
+  sample: container receive-datapath-manager is not running
+image:
+  description: The image reference of the container, null when there is no container.
+  returned: always
+  type: str
+  sample: us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21
+unit_state:
+  description: The unit's systemd C(ActiveState) (C(active), C(failed), ...), null without O(unit).
+  returned: always
+  type: str
+restarts:
+  description: How often systemd restarted the unit on its own (C(NRestarts)), null without O(unit).
+  returned: always
+  type: int
 log_tail:
   description: Last lines of the RxDM log (only on failure).
   returned: failure
@@ -124,7 +144,8 @@ def main():
     engine = p["engine"] if os.path.isabs(p["engine"]) else module.get_bin_path(p["engine"], required=True)
     result = rr.wait_ready(module.run_command, engine, p["container"], p["health_check_file"], p["ready_line"],
                            settle_s=p["settle_s"], timeout_s=p["timeout_s"], interval_s=p["interval_s"])
-    reason = result.pop("reason")
+    reason = result["reason"]
+    result.update(rr.describe(module.run_command, engine, p["container"], p["unit"], module.get_bin_path("systemctl")))
     if not result["ready"]:
         tail = rr.last_log_lines(module.run_command, engine, p["container"], p["log_lines"], p["unit"])
         module.fail_json(msg="RxDM not ready after %ss: %s. Last %d log lines:\n%s"

@@ -102,7 +102,8 @@ def _seed_files(plan, node):
         # stand-ins: the driver where the variant's image keeps it (COS: its own
         # directory and GPU device nodes; Ubuntu: the system library directory
         # and the container toolkit's hook), a plain file for
-        # /dev/dmabuf_import_helper (mapped by rxdm_volume_sources in
+        # /dev/dmabuf_import_helper and a directory for /dev/aperture_devices
+        # (mapped by rxdm_volume_sources and diagnose_device_sources in
         # inventories/sandbox/group_vars/all/standins.yml), the network name the
         # family's NCCL plugin reports, for the stand-in *_perf programs, and for
         # TCPX an A3 High's PCI layout (rxdm_sysfs_root).
@@ -111,6 +112,8 @@ def _seed_files(plan, node):
         variant = plan.get("variant", "cos")
         files = [("var/lib/gpudirect-standin/dmabuf_import_helper",
                   "STAND-IN for /dev/dmabuf_import_helper: a plain file, not the import-helper device\n"),
+                 ("var/lib/gpudirect-standin/aperture_devices/README",
+                  "STAND-IN for /dev/aperture_devices: plain files, not the aperture PCI functions\n"),
                  ("etc/nccl-standin/net_name", "%s\n" % prof["plugin"]["net_name"]),
                  ("etc/nccl-standin/README", "STAND-IN nccl-tests settings (sandbox): net_name, peak_gbps.<collective>\n"),
                  ("etc/gpudirect-standin/primary-nic", "%s\n" % node["nics"][0]["iface"]),

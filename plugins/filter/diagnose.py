@@ -1,0 +1,73 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters that turn the diagnose role's evidence into findings (plugins/plugin_utils/diagnose.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible.utils.unsafe_proxy import wrap_var
+
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import diagnose, findings
+
+
+def _repairs(zones, playbook, repair_args):
+    if repair_args is not None and not isinstance(repair_args, (list, tuple)):
+        raise AnsibleFilterError("repair_args must be a list of arguments, got %r" % (repair_args,))
+    return findings.Repairs(playbook or "gpudirect.gcp.site", list(repair_args or []), zones or {})
+
+
+def _hosts(hosts, name):
+    if not isinstance(hosts, (list, tuple)):
+        raise AnsibleFilterError("%s: hosts must be a list of host names" % name)
+    return [str(h) for h in hosts]
+
+
+def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pinned=None, max_restarts=0):
+    if not isinstance(evidence, dict):
+        raise AnsibleFilterError("diagnose_node_findings: expects {host: diagnose_evidence}, got %s"
+                                 % type(evidence).__name__)
+    hosts = _hosts(hosts, "diagnose_node_findings")
+    zones = dict((h, (evidence.get(h) or {}).get("zone")) for h in hosts)
+    try:
+        out = diagnose.node_findings(evidence, hosts, _repairs(zones, playbook, repair_args), pinned=pinned or {},
+                                     max_restarts=int(max_restarts))
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise AnsibleFilterError("diagnose_node_findings: malformed evidence: %s" % exc)
+    # node output (log lines, file contents) must never be templated again
+    return wrap_var(out)
+
+
+def diagnose_passing(items, hosts):
+    return diagnose.passing(items or [], _hosts(hosts, "diagnose_passing"))
+
+
+def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=None, repair_args=None, minimum=2,
+                        not_run=None):
+    hosts = _hosts(hosts, "diagnose_add_fabric")
+    out = diagnose.all_findings(items or [], nccl_result or {}, _hosts(tested, "diagnose_add_fabric"), hosts,
+                                _repairs(zones, playbook, repair_args), minimum=int(minimum), not_run=not_run or None)
+    return wrap_var(out)
+
+
+def diagnose_line(item):
+    if not isinstance(item, dict) or not all(k in item for k in ("severity", "host", "component", "subject", "cause")):
+        raise AnsibleFilterError("diagnose_line: expects a finding, got %r" % (item,))
+    return diagnose.line(item)
+
+
+def diagnose_summary(items, hosts):
+    return findings.summary(items or [], _hosts(hosts, "diagnose_summary"))
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "diagnose_node_findings": diagnose_node_findings,
+            "diagnose_passing": diagnose_passing,
+            "diagnose_add_fabric": diagnose_add_fabric,
+            "diagnose_summary": diagnose_summary,
+            "diagnose_line": diagnose_line,
+        }

@@ -1,0 +1,104 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The findings part of the report: JUnit cases per host and component, and the HTML section that
+opens the page (findings grouped by host, then by cause and repair command).
+
+The finding itself (fields, components, severities) is defined here, for the
+report module, and used by the controller's diagnosis (plugins/plugin_utils).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+from xml.etree import ElementTree as ET
+
+try:
+    from html import escape as _html_escape
+except ImportError:  # pragma: no cover - Python 2
+    from cgi import escape as _html_escape
+
+FIELDS = ("host", "component", "subject", "severity", "cause", "repair")
+COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "fabric")
+SEVERITIES = ("fail", "warn")
+CLUSTER = "(cluster)"
+
+
+def _esc(text):
+    return _html_escape("" if text is None else str(text), quote=True)
+
+
+def clean(items):
+    """Only the documented fields, as strings (or null), so nothing else reaches the report."""
+    out = []
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
+        out.append(dict((k, None if item.get(k) is None else str(item.get(k))) for k in FIELDS))
+    return out
+
+
+def _host_order(items, hosts):
+    order = list(hosts or [])
+    for item in items:
+        if item["host"] is not None and item["host"] not in order:
+            order.append(item["host"])
+    return order
+
+
+def junit_suite(root, items, hosts):
+    """One testcase per host and component (failing with its findings), and one per cluster finding."""
+    suite = ET.SubElement(root, "testsuite", name="diagnose")
+    for host in _host_order(items, hosts):
+        for comp in COMPONENTS:
+            mine = [f for f in items if f["host"] == host and f["component"] == comp]
+            case = ET.SubElement(suite, "testcase", classname="diagnose.%s" % host, name=comp)
+            fails = [f for f in mine if f["severity"] == "fail"]
+            if fails:
+                node = ET.SubElement(case, "failure", type=comp,
+                                     message=("; ".join("%s: %s" % (f["subject"], f["cause"]) for f in fails))[:500])
+                node.text = "\n".join(json.dumps(f, sort_keys=True) for f in mine)
+            elif mine:
+                out = ET.SubElement(case, "system-out")
+                out.text = "\n".join(json.dumps(f, sort_keys=True) for f in mine)
+    for item in items:
+        if item["host"] is None:
+            case = ET.SubElement(suite, "testcase", classname="diagnose.cluster",
+                                 name="%s %s" % (item["component"], item["subject"]))
+            if item["severity"] == "fail":
+                node = ET.SubElement(case, "failure", type=item["component"], message=(item["cause"] or "")[:500])
+                node.text = json.dumps(item, sort_keys=True)
+            else:
+                out = ET.SubElement(case, "system-out")
+                out.text = json.dumps(item, sort_keys=True)
+    return suite
+
+
+def html_section(items, hosts, from_standins=False):
+    """Findings grouped by host; within a host one row per cause with its repair command."""
+    fails = sum(1 for f in items if f["severity"] == "fail")
+    warns = len(items) - fails
+    parts = ["<h2>Findings</h2>"]
+    if from_standins:
+        parts.append("<p><em>Some evidence came from STAND-IN components (sandbox); it proves the logic, not "
+                     "the hardware.</em></p>")
+    if not items:
+        parts.append("<p class=\"pass\">No findings on %d node(s).</p>" % len(hosts or []))
+        return "".join(parts)
+    parts.append("<p>%d failing, %d warning, on %d node(s); %d node(s) clean.</p>"
+                 % (fails, warns, len(set(f["host"] for f in items if f["host"] is not None)),
+                    len([h for h in hosts or [] if h not in set(f["host"] for f in items)])))
+    for host in _host_order(items, hosts) + [None]:
+        mine = [f for f in items if f["host"] == host]
+        if not mine:
+            continue
+        parts.append("<h3>%s</h3><table><tr><th>severity</th><th>component</th><th>subject</th><th>cause</th>"
+                     "<th>repair</th></tr>" % _esc(host if host is not None else CLUSTER))
+        for f in mine:
+            parts.append("<tr><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td></tr>"
+                         % (_esc(f["severity"]), _esc(f["severity"]), _esc(f["component"]), _esc(f["subject"]),
+                            _esc(f["cause"]), _esc(f["repair"] or "")))
+        parts.append("</table>")
+    return "".join(parts)

@@ -1,0 +1,140 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nccl_plugin_info
+short_description: Check the installed NCCL net plugin against the record its install left
+version_added: 1.0.0
+author:
+  - gpudirect.gcp contributors (@gpudirect)
+description:
+  - Reads the install record that M(gpudirect.gcp.nccl_plugin_install) writes (image, tag, digest and the
+    sha256 of every file the installer left) and reports every expected file of the family's plugin that is
+    missing or whose content differs from the record.
+  - For gIB families, also reports whether the dynamic linker configuration file registers the plugin's
+    library directory.
+  - The family table gives the files, their directory and the record's directory. Changes nothing.
+options:
+  family:
+    description: GPU family id (see the family table).
+    type: str
+    required: true
+  record_file:
+    description: The record's file name in the family's plugin install directory.
+    type: str
+    default: .gpudirect-installed
+  root:
+    description: Prefix for every path read (tests and chroots).
+    type: path
+    default: /
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+  - gpudirect.gcp.attributes.READ_ONLY
+"""
+
+EXAMPLES = r"""
+- name: Check the installed plugin
+  gpudirect.gcp.nccl_plugin_info:
+    family: "{{ gpu_family }}"
+  register: plugin
+
+- name: Name the files that are gone
+  ansible.builtin.debug:
+    msg: "{{ plugin.missing | join(', ') }}"
+  when: plugin.missing | length > 0
+"""
+
+RETURN = r"""
+record_path:
+  description: Where the install record is expected.
+  returned: always
+  type: str
+record:
+  description: The record's C(image), C(tag) and C(digest), or null when there is no readable record.
+  returned: always
+  type: dict
+files_dir:
+  description: The directory the expected files are relative to.
+  returned: always
+  type: str
+missing:
+  description: Absolute paths of expected files that do not exist.
+  returned: always
+  type: list
+  elements: str
+modified:
+  description: Absolute paths of files whose sha256 differs from the record's manifest.
+  returned: always
+  type: list
+  elements: str
+ld_so_conf:
+  description:
+    - gIB only (null otherwise). C(path), C(lib_dir), C(present) (the file exists) and C(registered)
+      (it names C(lib_dir)).
+  returned: always
+  type: dict
+"""
+
+import os
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+
+
+def _under(root, path):
+    return os.path.join(root, path.lstrip("/"))
+
+
+def ld_so_conf_state(root, plugin):
+    """Whether the linker configuration names the plugin's library directory."""
+    path = plugin.get("ld_so_conf")
+    if not path:
+        return None
+    state = {"path": path, "lib_dir": plugin["lib_dir"], "present": False, "registered": False}
+    try:
+        with open(_under(root, path)) as fh:
+            lines = [line.strip() for line in fh if line.strip() and not line.strip().startswith("#")]
+    except (IOError, OSError):
+        return state
+    state["present"] = True
+    state["registered"] = plugin["lib_dir"].rstrip("/") in [line.rstrip("/") for line in lines]
+    return state
+
+
+def inspect(family, record_file, root="/"):
+    fam = families.get_family(family)
+    plugin = fam["plugin"]
+    record_path = os.path.join(plugin["install_dir"], record_file)
+    files_dir = plugin["files_dir"]
+    record = pi.read_record(_under(root, record_path))
+    local_dir = _under(root, files_dir)
+    missing = [os.path.join(files_dir, f) for f in pi.missing_files(local_dir, plugin["files"])]
+    modified = [os.path.join(files_dir, f) for f in pi.modified_files(record, local_dir)]
+    public = dict((k, record.get(k)) for k in pi.RECORD_KEYS) if record else None
+    return dict(record_path=record_path, record=public, files_dir=files_dir, missing=missing,
+                modified=modified, ld_so_conf=ld_so_conf_state(root, plugin) if fam["transport"] == "gib" else None)
+
+
+def main():
+    gm = GpuModule(dict(
+        family=dict(type="str", required=True),
+        record_file=dict(type="str", default=pi.RECORD_FILE),
+        root=dict(type="path", default="/"),
+    ))
+    p = gm.params
+    if p["family"] not in families.FAMILIES:
+        gm.fail("family: unknown GPU family %r; known: %s" % (p["family"], ", ".join(families.family_names())))
+    if not p["record_file"] or os.sep in p["record_file"]:
+        gm.fail("record_file: %r is not a plain file name" % p["record_file"])
+    gm.exit(changed=False, **inspect(p["family"], p["record_file"], p["root"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The finding: one fault, where it is, why, and the command that repairs it.
+
+A finding is a plain dict (module_utils/findings_report.py names its fields):
+- host: the node at fault (null for a fault of the cluster as a whole);
+- component: one of COMPONENTS;
+- subject: the NIC, container, file path or variable at fault;
+- severity: ``fail`` (the fabric cannot work as it should) or ``warn``;
+- cause: one line that says what is wrong, with the evidence;
+- repair: the command that fixes it, with this collection's playbooks where
+  one of its roles can (``ansible-playbook gpudirect.gcp.site --limit H --tags T``).
+Controller-side only, pure Python.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import shlex
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings_report import COMPONENTS, SEVERITIES
+
+# the site.yml phase (and tag) whose role puts each component right
+REPAIR_TAGS = {"nic": "gpu_network", "rxdm": "rxdm", "nccl_plugin": "nccl_plugin",
+               "nccl_profile": "nccl_profile", "host": "gpu_host"}
+
+
+def finding(host, component, subject, severity, cause, repair=None):
+    if component not in COMPONENTS:
+        raise ValueError("unknown finding component %r" % (component,))
+    if severity not in SEVERITIES:
+        raise ValueError("unknown finding severity %r" % (severity,))
+    return {"host": host, "component": component, "subject": subject, "severity": severity,
+            "cause": cause, "repair": repair}
+
+
+class Repairs(object):
+    """How repair commands are spelled for this cluster.
+
+    playbook: what runs the roles (gpudirect.gcp.site); args: options every
+    command needs (an inventory, extra vars), as a list; zones: host -> zone,
+    for the gcloud commands that ask Google to repair a host.
+    """
+
+    def __init__(self, playbook="gpudirect.gcp.site", args=None, zones=None):
+        self.playbook = playbook
+        self.args = list(args or [])
+        self.zones = dict(zones or {})
+
+    def role(self, host, component):
+        """Re-run the phase whose role puts the component right, on this host only."""
+        argv = ["ansible-playbook", self.playbook] + self.args + ["--limit", host, "--tags", REPAIR_TAGS[component]]
+        return " ".join(shlex.quote(a) for a in argv)
+
+    def report_host(self, host, why):
+        """Ask Google to repair the host under the VM (nothing on the node can fix it)."""
+        argv = ["gcloud", "compute", "instances", "report-host-as-faulty", host]
+        if self.zones.get(host):
+            argv.append("--zone=%s" % self.zones[host])
+        argv += ["--disruption-schedule=IMMEDIATE", "--fault-reasons=behavior=PERFORMANCE,description=%s" % why]
+        return " ".join(shlex.quote(a) for a in argv)
+
+
+_SEVERITY_ORDER = dict((s, i) for i, s in enumerate(SEVERITIES))
+_COMPONENT_ORDER = dict((c, i) for i, c in enumerate(COMPONENTS))
+
+
+def sort_key(item):
+    return (_SEVERITY_ORDER[item["severity"]], item["host"] is None, item["host"] or "",
+            _COMPONENT_ORDER[item["component"]], item["subject"] or "")
+
+
+def ordered(items):
+    """Failures first, then by host, component and subject; one finding per (host, component, subject)."""
+    seen = set()
+    out = []
+    for item in sorted(items, key=sort_key):
+        key = (item["host"], item["component"], item["subject"])
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+def failed_hosts(items):
+    return sorted(set(f["host"] for f in items if f["severity"] == "fail" and f["host"] is not None))
+
+
+def summary(items, hosts):
+    """Counts for AWX and the report header: hosts checked, failed and clean."""
+    failed = failed_hosts(items)
+    flagged = set(f["host"] for f in items if f["host"] is not None)
+    return {
+        "fail": sum(1 for f in items if f["severity"] == "fail"),
+        "warn": sum(1 for f in items if f["severity"] == "warn"),
+        "hosts": len(hosts),
+        "failed_hosts": failed,
+        "clean_hosts": sorted(h for h in hosts if h not in flagged),
+        "verdict": "fail" if any(f["severity"] == "fail" for f in items) else "pass",
+    }

@@ -1,0 +1,170 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Findings of one node's components, from the evidence the diagnose role collected there.
+
+Each function takes one host's evidence (see roles/diagnose/tasks/evidence.yml
+for its shape) and returns findings. A symptom another finding already
+explains is left out here: a profile that names an interface of a missing
+NIC, LD_LIBRARY_PATH without the plugin library that the plugin finding
+names, drift in interface variables when a NIC is gone.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import finding
+
+_VAR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\b")
+_NAMES_IFACE = re.compile(r"names interface (\S+?),")
+_NIC_GONE = ("no such interface", "no interface with MAC")
+
+
+def image_tag(image):
+    """The tag of an image reference (after the last ':' of its last path part), else None."""
+    if not image or "@" in image:
+        return None
+    last = image.rsplit("/", 1)[-1]
+    return last.rsplit(":", 1)[1] if ":" in last else None
+
+
+def rxdm(host, ev, repairs, plugin_tag=None, max_restarts=0):
+    """RxDM: running, ready now, not crash-looping, its image paired with the installed plugin."""
+    state = ev.get("rxdm")
+    if not state:
+        return []
+    container = state.get("container") or "receive-datapath-manager"
+    fix = repairs.role(host, "rxdm")
+    if state.get("error"):
+        return [finding(host, "rxdm", container, "fail", "cannot check RxDM: %s" % state["error"], fix)]
+    out = []
+    if not state.get("ready"):
+        cause = state.get("reason") or "not ready"
+        if state.get("unit_state") and state["unit_state"] != "active":
+            cause += "; unit %s is %s" % (state.get("unit") or "", state["unit_state"])
+        tail = [line for line in state.get("log_tail") or [] if line.strip()]
+        if tail:
+            cause += "; last log line: %s" % tail[-1].strip()
+        out.append(finding(host, "rxdm", container, "fail", cause, fix))
+    restarts = state.get("restarts")
+    if restarts is not None and restarts > max_restarts:
+        out.append(finding(host, "rxdm", state.get("unit") or container, "warn",
+                           "systemd restarted RxDM %d times (more than %d): it keeps failing; see journalctl -u %s"
+                           % (restarts, max_restarts, state.get("unit") or container), fix))
+    tag = image_tag(state.get("image"))
+    if tag and plugin_tag and ev.get("family") in families.FAMILIES:
+        error = families.check_versions(ev["family"], plugin_tag, tag)
+        if error:
+            out.append(finding(host, "rxdm", state["image"], "fail", "RxDM image does not pair with the installed "
+                               "plugin: %s" % error, fix))
+    return out
+
+
+def plugin(host, ev, repairs):
+    """The plugin's files against its install record; gIB's linker registration."""
+    state = ev.get("plugin")
+    if state is None:
+        return []
+    fix = repairs.role(host, "nccl_plugin")
+    if state.get("error"):
+        return [finding(host, "nccl_plugin", state.get("record_path") or "plugin", "fail",
+                        "cannot check the plugin: %s" % state["error"], fix)]
+    out = []
+    record = state.get("record")
+    fam = families.FAMILIES.get(ev.get("family")) or {}
+    if not record and fam.get("transport") in ("tcpx", "tcpxo"):
+        out.append(finding(host, "nccl_plugin", state.get("record_path"), "fail",
+                           "no install record: the plugin was never installed by the nccl_plugin role, or its "
+                           "record was removed", fix))
+    what = ("installed from %s:%s" % (record.get("image"), record.get("tag"))) if record else "no install record"
+    for path in state.get("missing") or []:
+        out.append(finding(host, "nccl_plugin", path, "fail", "missing (%s); NCCL falls back to sockets or "
+                           "fails without it" % what, fix))
+    for path in state.get("modified") or []:
+        out.append(finding(host, "nccl_plugin", path, "fail",
+                           "content differs from the sha256 recorded at install (%s)" % what, fix))
+    ld = state.get("ld_so_conf")
+    if ld and not ld.get("registered"):
+        out.append(finding(host, "nccl_plugin", ld.get("path"), "fail",
+                           ("does not name %s" if ld.get("present") else "missing: the linker does not know %s")
+                           % ld.get("lib_dir"), fix))
+    return out
+
+
+def _explained(problem, gone_ifaces, plugin_paths, plugin_dir):
+    # a vanished NIC's old name is not known (the inventory knows its MAC): any interface the profile
+    # names that the node lacks is taken to be that NIC's
+    if gone_ifaces and _NAMES_IFACE.search(problem):
+        return True
+    if any(path and path in problem for path in plugin_paths):
+        return True
+    return bool(plugin_paths) and problem.startswith("LD_LIBRARY_PATH") and bool(plugin_dir) and plugin_dir in problem
+
+
+def profile(host, ev, repairs, earlier):
+    """The NCCL env file: present, naming only what exists, equal to what the role renders now.
+
+    earlier: this host's findings so far (nic, nccl_plugin), which explain some symptoms.
+    """
+    state = ev.get("profile")
+    if state is None:
+        return []
+    path = state.get("path") or "NCCL env file"
+    fix = repairs.role(host, "nccl_profile")
+    if not state.get("present"):
+        return [finding(host, "nccl_profile", path, "fail",
+                        "missing%s" % ((": %s" % state["error"]) if state.get("error") else ""), fix)]
+    gone = set(f["subject"] for f in earlier if f["component"] == "nic" and f["cause"].startswith(_NIC_GONE))
+    plugin_paths = [f["subject"] for f in earlier if f["component"] == "nccl_plugin"]
+    fam = families.FAMILIES.get(ev.get("family")) or {}
+    plugin_dir = (fam.get("plugin") or {}).get("lib_dir")
+    out = []
+    named = set()
+    for problem in state.get("problems") or []:
+        match = _VAR.match(problem)
+        var = match.group(1) if match else path
+        named.add(var)
+        if _explained(problem, gone, plugin_paths, plugin_dir):
+            continue
+        out.append(finding(host, "nccl_profile", var, "fail", "%s: %s" % (path, problem), fix))
+    expected = state.get("expected")
+    if expected is None:
+        if state.get("expected_error") and not earlier:
+            out.append(finding(host, "nccl_profile", path, "fail", "cannot render the profile the role would "
+                               "write now: %s" % state["expected_error"], fix))
+        return out
+    iface_vars = set(fam.get("nccl_env_ifaces") or {}) | set(fam.get("nccl_env_bindings") or {})
+    have = state.get("env") or {}
+    drift = []
+    for var in sorted(set(have) | set(expected)):
+        if var in named or (gone and var in iface_vars) or have.get(var) == expected.get(var):
+            continue
+        if var not in have:
+            drift.append("%s is missing (expected %s)" % (var, expected[var]))
+        elif var not in expected:
+            drift.append("%s=%s is not in the rendered profile" % (var, have[var]))
+        else:
+            drift.append("%s=%s (expected %s)" % (var, have[var], expected[var]))
+    if drift:
+        out.append(finding(host, "nccl_profile", path, "fail", "differs from what the nccl_profile role renders "
+                           "now from the family table and this node: %s" % "; ".join(drift), fix))
+    return out
+
+
+def devices(host, ev, repairs):
+    """Devices the transport needs. A kernel module that is not loaded is no finding of its own (it may
+    be built in): it is named on the missing devices, the symptom that matters."""
+    unloaded = [m["name"] for m in ev.get("kernel_modules") or [] if not m.get("loaded")]
+    out = []
+    for dev in ev.get("devices") or []:
+        if dev.get("present"):
+            continue
+        cause = "missing" + ((" (looked at %s)" % dev["source"]) if dev.get("source") not in (None, dev["path"]) else "")
+        if unloaded:
+            cause += "; the family's kernel modules not loaded: %s" % ", ".join(unloaded)
+        out.append(finding(host, "host", dev["path"], "fail", cause, repairs.role(host, "host")))
+    return out

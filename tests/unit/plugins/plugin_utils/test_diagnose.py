@@ -1,0 +1,266 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The diagnosis of a cluster: one finding per cause, each with its repair."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+
+import ansible.template
+import pytest
+from ansible.errors import AnsibleFilterError
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar
+
+from ansible_collections.gpudirect.gcp.plugins.filter.diagnose import FilterModule
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import diagnose, node_checks
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import Repairs, summary
+
+FILTERS = FilterModule().filters()
+# ansible-core 2.19 trusts no string unless told; older releases trust every plain string
+trust_as_template = getattr(ansible.template, "trust_as_template", lambda text: text)
+FAM = families.get_family("a3-mega")
+LIB = FAM["plugin"]["lib_dir"]
+PLUGIN_TAG = FAM["plugin"]["version"]
+RXDM_TAG = FAM["rxdm"]["version"]
+IFACE_VAR = sorted(FAM["nccl_env_ifaces"])[0]
+REPAIRS = Repairs(args=["-i", "inv.yml"], zones={"n0": "us-central1-a"})
+
+
+def healthy(host, n, nics=(1, 2)):
+    idx = int(host[1:])
+    env = {"LD_LIBRARY_PATH": LIB, IFACE_VAR: ",".join("eth%d" % i for i in nics), "NCCL_DEBUG": "WARN"}
+    return {
+        "reach": {"ok": True, "msg": ""},
+        "family": "a3-mega", "zone": "us-central1-a", "error": None,
+        "nic": {"error": None, "nics": [
+            {"name": "eth%d" % i, "iface": "eth%d" % i, "expected_ip": "10.%d.0.%d" % (i, idx), "local_problems": [],
+             "problems": [], "peers": [{"address": "10.%d.0.%d" % (i, p), "ok": True} for p in range(n) if p != idx]}
+            for i in nics]},
+        "rxdm": {"container": "receive-datapath-manager", "unit": "receive-datapath-manager.service", "error": None,
+                 "ready": True, "reason": "", "image": "registry/tcpgpudmarxd-dev:%s" % RXDM_TAG,
+                 "unit_state": "active", "restarts": 0, "log_tail": []},
+        "plugin": {"error": None, "record_path": FAM["plugin"]["install_dir"] + "/.gpudirect-installed",
+                   "record": {"image": "img", "tag": PLUGIN_TAG, "digest": None}, "missing": [], "modified": [],
+                   "ld_so_conf": None},
+        "profile": {"path": "/etc/nccl/nccl.env", "present": True, "error": None, "problems": [], "env": env,
+                    "expected": dict(env), "expected_error": None},
+        "devices": [{"path": "/dev/dmabuf_import_helper", "source": "/dev/dmabuf_import_helper", "present": True}],
+        "kernel_modules": [{"name": "import-helper", "loaded": True}],
+        "versions": {"driver": "550.90.07", "kernel": "6.1.0", "cuda": None, "nccl": None, "plugin": PLUGIN_TAG,
+                     "rxdm": RXDM_TAG},
+    }
+
+
+def cluster(n=4):
+    hosts = ["n%d" % i for i in range(n)]
+    return hosts, dict((h, healthy(h, n)) for h in hosts)
+
+
+def keys(items, severity=None):
+    return sorted((f["host"], f["component"], f["subject"]) for f in items
+                  if severity is None or f["severity"] == severity)
+
+
+def test_healthy_cluster_has_no_findings_and_every_node_passes():
+    hosts, ev = cluster()
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert found == []
+    assert diagnose.passing(found, hosts) == hosts
+
+
+def test_the_seeded_faults_give_exactly_their_findings():
+    hosts, ev = cluster(5)
+    # n0: eth2 at the wrong MTU, eth1 down; its peers' pings to those fail
+    ev["n0"]["nic"]["nics"][1]["local_problems"] = ["mtu 1460, expected 8244"]
+    ev["n0"]["nic"]["nics"][1]["peers"] = []
+    ev["n0"]["nic"]["nics"][0]["local_problems"] = ["down (administratively)"]
+    ev["n0"]["nic"]["nics"][0]["peers"] = []
+    for h in hosts[1:]:
+        for nic in ev[h]["nic"]["nics"]:
+            for ping in nic["peers"]:
+                if ping["address"].endswith(".0.0"):
+                    ping["ok"] = False
+    # n1: RxDM stopped, plugin library removed, profile naming eth9
+    ev["n1"]["rxdm"].update(ready=False, reason="container receive-datapath-manager is not running",
+                            unit_state="inactive", image=None)
+    ev["n1"]["plugin"]["missing"] = [LIB + "/libnccl-net.so"]
+    ev["n1"]["profile"]["env"][IFACE_VAR] = "eth1,eth9"
+    ev["n1"]["profile"]["problems"] = [
+        "%s names interface eth9, which this node does not have (it has eth0, eth1, eth2)" % IFACE_VAR,
+        "LD_LIBRARY_PATH: %s has no libnccl-net.so (is the plugin installed?)" % LIB]
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert keys(found) == [
+        ("n0", "nic", "eth1"), ("n0", "nic", "eth2"),
+        ("n1", "nccl_plugin", LIB + "/libnccl-net.so"), ("n1", "nccl_profile", IFACE_VAR),
+        ("n1", "rxdm", "receive-datapath-manager")]
+    assert diagnose.passing(found, hosts) == ["n2", "n3", "n4"]
+    by = dict(((f["host"], f["component"]), f) for f in found)
+    assert by[("n1", "rxdm")]["repair"] == "ansible-playbook gpudirect.gcp.site -i inv.yml --limit n1 --tags rxdm"
+    assert "unit receive-datapath-manager.service is inactive" in by[("n1", "rxdm")]["cause"]
+    assert by[("n1", "nccl_plugin")]["repair"].endswith("--limit n1 --tags nccl_plugin")
+    assert by[("n1", "nccl_profile")]["repair"].endswith("--limit n1 --tags nccl_profile")
+    assert "eth9" in by[("n1", "nccl_profile")]["cause"]
+
+
+def test_unreachable_node_is_a_finding_and_the_others_finish():
+    hosts, ev = cluster(3)
+    ev["n2"] = {"reach": {"ok": False, "msg": "Failed to connect to the host via ssh: timed out\nmore"}}
+    del ev["n1"]
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert keys(found) == [("n1", "host", "connection"), ("n2", "host", "connection")]
+    assert found[1]["cause"] == "unreachable: Failed to connect to the host via ssh: timed out"
+    assert diagnose.passing(found, hosts) == ["n0"]
+
+
+def test_a_missing_nic_explains_the_profile_and_its_drift():
+    hosts, ev = cluster(3)
+    ev["n1"]["nic"]["nics"][1].update(iface=None, name="aa:bb", local_problems=["no interface with MAC aa:bb"],
+                                      peers=[])
+    ev["n1"]["profile"]["problems"] = ["%s names interface eth2, which this node does not have" % IFACE_VAR]
+    ev["n1"]["profile"]["expected"][IFACE_VAR] = "eth1"
+    assert keys(diagnose.node_findings(ev, hosts, REPAIRS)) == [("n1", "nic", "aa:bb")]
+
+
+def test_profile_drift_names_each_variable():
+    hosts, ev = cluster(2)
+    ev["n0"]["profile"]["env"]["NCCL_DEBUG"] = "INFO"
+    ev["n0"]["profile"]["env"]["NCCL_EXTRA"] = "1"
+    del ev["n0"]["profile"]["env"]["LD_LIBRARY_PATH"]
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert keys(found) == [("n0", "nccl_profile", "/etc/nccl/nccl.env")]
+    cause = found[0]["cause"]
+    assert "NCCL_DEBUG=INFO (expected WARN)" in cause
+    assert "NCCL_EXTRA=1 is not in the rendered profile" in cause
+    assert "LD_LIBRARY_PATH is missing (expected %s)" % LIB in cause
+
+
+def test_missing_profile_is_one_finding():
+    hosts, ev = cluster(2)
+    ev["n1"]["profile"] = {"path": "/etc/nccl/nccl.env", "present": False, "error": "No such file or directory",
+                           "problems": [], "env": {}, "expected": {"A": "1"}, "expected_error": None}
+    assert keys(diagnose.node_findings(ev, hosts, REPAIRS)) == [("n1", "nccl_profile", "/etc/nccl/nccl.env")]
+
+
+def test_rxdm_image_that_does_not_pair_with_the_plugin():
+    hosts, ev = cluster(2)
+    ev["n0"]["rxdm"]["image"] = "registry/tcpgpudmarxd-dev:v0.0.1"
+    ev["n0"]["versions"]["rxdm"] = "v0.0.1"
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    # the RxDM finding explains the version skew: one finding
+    assert keys(found) == [("n0", "rxdm", "registry/tcpgpudmarxd-dev:v0.0.1")]
+    assert "does not pair" in found[0]["cause"]
+
+
+def test_rxdm_restarts_warn():
+    hosts, ev = cluster(2)
+    ev["n1"]["rxdm"]["restarts"] = 4
+    found = diagnose.node_findings(ev, hosts, REPAIRS, max_restarts=1)
+    assert [(f["host"], f["severity"]) for f in found] == [("n1", "warn")]
+    assert diagnose.passing(found, hosts) == hosts
+
+
+def test_modified_plugin_file_and_missing_record():
+    hosts, ev = cluster(2)
+    ev["n0"]["plugin"]["modified"] = [LIB + "/libnccl.so.2"]
+    ev["n1"]["plugin"]["record"] = None
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert ("n0", "nccl_plugin", LIB + "/libnccl.so.2") in keys(found)
+    assert ("n1", "nccl_plugin", ev["n1"]["plugin"]["record_path"]) in keys(found)
+
+
+def test_gib_without_record_is_fine_but_linker_registration_is_checked():
+    ev = {"family": "a4", "plugin": {"error": None, "record_path": "/usr/local/gib/.gpudirect-installed",
+                                     "record": None, "missing": [], "modified": [],
+                                     "ld_so_conf": {"path": "/etc/ld.so.conf.d/000_nccl-gib.conf",
+                                                    "lib_dir": "/usr/local/gib/lib64", "present": True,
+                                                    "registered": False}}}
+    found = node_checks.plugin("g0", ev, REPAIRS)
+    assert keys(found) == [("g0", "nccl_plugin", "/etc/ld.so.conf.d/000_nccl-gib.conf")]
+    assert "does not name /usr/local/gib/lib64" in found[0]["cause"]
+
+
+def test_missing_device_names_the_unloaded_module():
+    hosts, ev = cluster(2)
+    ev["n1"]["devices"][0].update(present=False)
+    ev["n1"]["kernel_modules"][0]["loaded"] = False
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert keys(found) == [("n1", "host", "/dev/dmabuf_import_helper")]
+    assert "import-helper" in found[0]["cause"] and found[0]["repair"].endswith("--tags gpu_host")
+
+
+def test_version_skew_names_the_odd_node_and_pins_name_every_other():
+    hosts, ev = cluster(4)
+    ev["n3"]["versions"]["driver"] = "535.0"
+    ev["n2"]["zone"] = "us-central1-b"
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert keys(found) == [("n2", "host", "zone"), ("n3", "host", "driver version")]
+    assert "3 of 4 nodes run 550.90.07" in found[1]["cause"]
+    pinned = diagnose.node_findings(cluster(3)[1], cluster(3)[0], REPAIRS, pinned={"kernel": "6.2.0"})
+    assert [(f["host"], f["severity"], f["subject"]) for f in pinned] == [
+        ("n0", "warn", "kernel version"), ("n1", "warn", "kernel version"), ("n2", "warn", "kernel version")]
+
+
+def test_no_majority_names_every_node():
+    hosts, ev = cluster(2)
+    ev["n1"]["versions"]["driver"] = "535.0"
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert keys(found) == [("n0", "host", "driver version"), ("n1", "host", "driver version")]
+    assert "no majority" in found[0]["cause"]
+
+
+def test_fabric_findings_name_the_slow_node_or_say_why_not_run():
+    result = {"verdict": "fail", "bad_nodes": ["n2"], "node_table": {"n2": {"reason": "failed with every partner"}},
+              "collectives": [{"collective": "all_gather", "status": "fail", "reasons": ["bad nodes: n2"]}]}
+    found = diagnose.all_findings([], result, ["n1", "n2", "n3"], ["n0", "n1", "n2", "n3"], REPAIRS)
+    assert keys(found) == [("n2", "fabric", "busbw")]
+    assert found[0]["repair"].startswith("gcloud compute instances report-host-as-faulty n2")
+    few = diagnose.all_findings([], {}, ["n1"], ["n0", "n1"], REPAIRS)
+    assert [(f["host"], f["severity"]) for f in few] == [(None, "warn")]
+    assert "1 of 2 node(s) passed" in few[0]["cause"]
+    check = diagnose.all_findings([], {}, [], ["n0"], REPAIRS, not_run="not run in check mode")
+    assert check[0]["cause"] == "not run in check mode"
+    broken = diagnose.all_findings([], {"failed": True, "msg": "mpirun: not found\nx"}, ["n0", "n1"], ["n0", "n1"],
+                                   REPAIRS)
+    assert broken[0]["severity"] == "fail" and broken[0]["cause"].endswith("mpirun: not found")
+    cluster_fail = diagnose.all_findings([], {"collectives": [{"collective": "all_gather", "status": "fail",
+                                                               "reasons": ["below 90%"]}]},
+                                         ["n0", "n1"], ["n0", "n1"], REPAIRS)
+    assert keys(cluster_fail) == [(None, "fabric", "all_gather")]
+
+
+def test_summary_and_order():
+    items = [{"host": None, "component": "fabric", "subject": "x", "severity": "warn", "cause": "", "repair": None},
+             {"host": "n1", "component": "nic", "subject": "eth1", "severity": "fail", "cause": "", "repair": None}]
+    s = summary(items, ["n0", "n1"])
+    assert s == {"fail": 1, "warn": 1, "hosts": 2, "failed_hosts": ["n1"], "clean_hosts": ["n0"], "verdict": "fail"}
+    assert diagnose.line(items[1]) == "FAIL n1 nic eth1: "
+
+
+def test_filters_wrap_node_text_as_unsafe_and_refuse_bad_input():
+    hosts, ev = cluster(2)
+    ev["n0"]["rxdm"].update(ready=False, reason=trust_as_template("{{ 6 * 7 }}"))
+    templar = Templar(loader=DataLoader())
+    # the same text, trusted, would be evaluated: the filter's output must not be
+    assert str(templar.template(diagnose.node_findings(ev, hosts, REPAIRS)[0]["cause"])).startswith("42")
+    found = FILTERS["diagnose_node_findings"](ev, hosts)
+    assert templar.template(found[0]["cause"]).startswith("{{ 6 * 7 }}")
+    with pytest.raises(AnsibleFilterError, match="expects {host: diagnose_evidence}"):
+        FILTERS["diagnose_node_findings"]([], hosts)
+    with pytest.raises(AnsibleFilterError, match="hosts must be a list"):
+        FILTERS["diagnose_passing"]([], "n0")
+    with pytest.raises(AnsibleFilterError, match="repair_args must be a list"):
+        FILTERS["diagnose_node_findings"](ev, hosts, repair_args="-i x")
+    with pytest.raises(AnsibleFilterError, match="malformed evidence"):
+        FILTERS["diagnose_node_findings"]({"n0": {"reach": {"ok": True}, "nic": {"nics": [42]}}}, ["n0"])
+    with pytest.raises(AnsibleFilterError, match="expects a finding"):
+        FILTERS["diagnose_line"]({"host": "x"})
+
+
+def test_evidence_is_not_changed():
+    hosts, ev = cluster(3)
+    before = copy.deepcopy(ev)
+    diagnose.node_findings(ev, hosts, REPAIRS)
+    assert ev == before
