@@ -14,13 +14,14 @@ VARIANT ?= cos
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench clean
+.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
 	@echo "make demo-down  remove everything the sandbox made (IMAGES=1: the cached images too)"
 	@echo "make test       lint, sanity, unit, integration and Molecule tests"
 	@echo "make bench      inventory benchmark (prints figures and ratios)"
+	@echo "make bench-diagnose  diagnose on 2- and 4-node sandboxes (prints figures and the ratio)"
 	@echo "make ee         build the AWX execution environment image locally"
 
 system-deps:
@@ -68,6 +69,9 @@ ee: deps
 
 bench: deps
 	@benchmarks/inventory/run.sh
+
+bench-diagnose: deps
+	@benchmarks/diagnose/run.sh
 
 clean:
 	rm -rf build .cache tests/output
