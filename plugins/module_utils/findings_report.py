@@ -26,7 +26,8 @@ SEVERITIES = ("fail", "warn")
 CLUSTER = "(cluster)"
 
 
-def _esc(text):
+def esc(text):
+    """Text made safe for HTML."""
     return _html_escape("" if text is None else str(text), quote=True)
 
 
@@ -95,10 +96,10 @@ def html_section(items, hosts, from_standins=False):
         if not mine:
             continue
         parts.append("<h3>%s</h3><table><tr><th>severity</th><th>component</th><th>subject</th><th>cause</th>"
-                     "<th>repair</th></tr>" % _esc(host if host is not None else CLUSTER))
+                     "<th>repair</th></tr>" % esc(host if host is not None else CLUSTER))
         for f in mine:
             parts.append("<tr><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td></tr>"
-                         % (_esc(f["severity"]), _esc(f["severity"]), _esc(f["component"]), _esc(f["subject"]),
-                            _esc(f["cause"]), _esc(f["repair"] or "")))
+                         % (esc(f["severity"]), esc(f["severity"]), esc(f["component"]), esc(f["subject"]),
+                            esc(f["cause"]), esc(f["repair"] or "")))
         parts.append("</table>")
     return "".join(parts)

@@ -17,18 +17,10 @@ import re
 from xml.etree import ElementTree as ET
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import findings_report
-
-try:
-    from html import escape as _html_escape
-except ImportError:  # pragma: no cover - Python 2
-    from cgi import escape as _html_escape
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings_report import esc
 
 SCHEMA = "gpudirect.gcp/nccl-report/v1"
 _SECRETISH = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL)", re.I)
-
-
-def esc(text):
-    return _html_escape("" if text is None else str(text), quote=True)
 
 
 def scrub_env(env):
