@@ -16,7 +16,13 @@ description:
     the NICs that carry GPU traffic for its family (C(gpu_nics)), placement, reservation and topology facts.
   - Uses aggregated lists with C(maxResults=500), C(returnPartialSuccess) and a field mask, queries
     projects (and zones) in parallel over one reused session, and retries throttling and server errors.
-  - The configuration file name must end in C(gce_gpu.yml) or C(gce_gpu.yaml).
+  - The configuration file name must end in C(gce_gpu.yml) or C(gce_gpu.yaml); an option it does not know is
+    an error that names the closest valid one.
+  - An instance record the roles cannot use (no machine type, fewer NICs than its family has, a GPU NIC without
+    an internal IP) is left out with a warning naming it and why; a summary counts them.
+  - The cache is keyed by the file and every option that changes the answer, credentials included as a hash
+    (never stored). A partial answer (a project skipped, zones unreachable) is cached with its warnings, which
+    every cached read repeats.
 author:
   - gpudirect.gcp contributors (@gpudirect)
 extends_documentation_fragment:
@@ -109,10 +115,19 @@ options:
   retry_max_time:
     description:
       - Upper bound, in seconds, on the time one request spends retrying.
+      - A refused connection is tried 3 times at most, whatever this allows; the URL is named at C(-v).
     type: float
     default: 60
     env:
       - name: GCP_GCE_GPU_RETRY_MAX_TIME
+  project_timeout:
+    description:
+      - Upper bound, in seconds, on one listing of one project (every page and retry of it), also against a
+        server that sends its answer a byte at a time. C(0) waits for ever.
+    type: float
+    default: 300
+    env:
+      - name: GCP_GCE_GPU_PROJECT_TIMEOUT
   plugin:
     description: Marks the file as a configuration of this plugin.
     type: str
@@ -274,7 +289,11 @@ cache_connection: ~/.cache/gce_gpu
 cache_timeout: 3600
 """
 
+import difflib
 import gc
+import hashlib
+import json
+import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -320,6 +339,10 @@ def _join(exprs):
     return " ".join(e if e.startswith("(") and e.endswith(")") else "(%s)" % e for e in exprs)
 
 
+def _name(inst):
+    return inst.get("name") if isinstance(inst, dict) and inst.get("name") else "?"
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     NAME = "gpudirect.gcp.gce_gpu"
@@ -327,6 +350,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def __init__(self):
         super(InventoryModule, self).__init__()
         self.stats = {}
+        self._warnings = []
 
     def verify_file(self, path):
         if not super(InventoryModule, self).verify_file(path):
@@ -340,7 +364,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             "projects", "zones", "filters", "include_filters", "exclude_filters", "machine_types",
             "statuses", "server_side_filter", "hostnames", "duplicate_hostnames", "ansible_host_source",
             "strict_permissions", "max_workers", "keep_raw", "auth_kind", "api_endpoint", "timeout",
-            "retries", "retry_max_time"))
+            "retries", "retry_max_time", "project_timeout"))
+        endpoint = opts["api_endpoint"] or ""
+        if not re.match(r"^https?://[^/\s]+", endpoint):
+            raise AnsibleParserError("option api_endpoint: %r is not a URL with a scheme; write it as "
+                                     "https://HOST (or http://HOST:PORT for a test server)" % endpoint)
+        if opts["project_timeout"] is not None and opts["project_timeout"] < 0:
+            raise AnsibleParserError("option project_timeout must be 0 (no limit) or more, got %s"
+                                     % opts["project_timeout"])
         for name, choices in _CHOICES.items():
             if opts[name] not in choices:
                 raise AnsibleParserError("option %s has unknown value %r; expected one of: %s"
@@ -401,7 +432,13 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             iam_endpoint=self.get_option("iam_endpoint"))
         return gce_api.ComputeClient(
             creds, endpoint=opts["api_endpoint"], timeout=opts["timeout"], retries=opts["retries"],
-            retry_max_time=opts["retry_max_time"], pool_size=opts["max_workers"])
+            retry_max_time=opts["retry_max_time"], pool_size=opts["max_workers"],
+            project_timeout=opts["project_timeout"] or None, log=display.v)
+
+    def _warn(self, text):
+        """A warning about this answer: shown now, and kept with it in the cache."""
+        self._warnings.append(text)
+        display.warning(text)
 
     def _fetch(self, opts):
         """List, classify and name every host: returns [[hostname, vars], ...]."""
@@ -428,28 +465,33 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 # cost no extra round trip; networks of other projects (shared VPC) get a
                 # networks.get each afterwards.
                 net_jobs = [pool.submit(client.networks, project) for project in opts["projects"]]
-                found, dropped, skipped = {}, set(), set()
+                found, dropped, skipped, left_out = {}, set(), set(), []
                 for project, kind, zone, future in jobs:
                     try:
                         result = future.result()
                     except gce_api.GceApiError as exc:
                         if exc.status == 403 and not opts["strict_permissions"]:
                             if project not in skipped:
-                                display.warning("gce_gpu: skipping %s" % exc)
+                                self._warn("gce_gpu: skipping %s" % exc)
                             skipped.add(project)
                             continue
                         raise
                     if zone is None:
                         instances, unreachable, warnings = result
                         for scope in unreachable:
-                            display.warning("gce_gpu: project %s: %s was unreachable; its instances are "
-                                            "missing from this inventory" % (project, scope))
+                            self._warn("gce_gpu: project %s: %s was unreachable; its instances are "
+                                       "missing from this inventory" % (project, scope))
                         for text in warnings:
-                            display.warning("gce_gpu: project %s: %s" % (project, text))
+                            self._warn("gce_gpu: project %s: %s" % (project, text))
                     else:
                         instances = result
                     for inst in instances:
-                        key = (project, gce_hosts.last_segment(inst.get("zone")) or zone, inst.get("name"))
+                        where = gce_hosts.instance_zone(inst) or zone
+                        if not isinstance(inst, dict) or not inst.get("name") or not where:
+                            left_out.append(("project %s: instance %s" % (project, _name(inst)),
+                                             "no zone in its record, its self link or its listing"))
+                            continue
+                        key = (project, where, inst["name"])
                         if kind == "include":
                             found[key] = inst
                         else:
@@ -457,9 +499,17 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 kept = [(key[0], inst) for key, inst in sorted(found.items()) if key not in dropped]
                 # Classify on the controller even when the API already filtered.
                 wanted = set(opts["machine_types"])
-                kept = [(p, inst) for p, inst in kept
-                        if inst.get("status") in opts["statuses"]
-                        and gce_hosts.instance_machine_type(inst) in wanted]
+                usable = []
+                for p, inst in kept:
+                    if inst.get("status") not in opts["statuses"]:
+                        continue
+                    why = gce_hosts.left_out(inst)
+                    if why:
+                        left_out.append(("project %s: instance %s in %s" % (p, inst["name"], gce_hosts.instance_zone(inst)),
+                                         why))
+                    elif gce_hosts.instance_machine_type(inst) in wanted:
+                        usable.append((p, inst))
+                kept = usable
                 listed = {}
                 for future in net_jobs:
                     try:
@@ -470,6 +520,16 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             api_done = time.monotonic()
         finally:
             client.close()
+        for what, why in left_out:
+            self._warn("gce_gpu: %s left out: %s" % (what, why))
+        if left_out:
+            reasons = {}
+            for _what, why in left_out:
+                reason = re.sub(r"^\d+ NICs, but .*", "fewer NICs than the family has",
+                                re.sub(r"^GPU NIC \S+ has no", "a GPU NIC without an", why))
+                reasons[reason] = reasons.get(reason, 0) + 1
+            self._warn("gce_gpu: %d instance(s) left out: %s" % (
+                len(left_out), ", ".join("%d: %s" % (n, r) for r, n in sorted(reasons.items()))))
         records = []
         for project, inst in kept:
             hvars = gce_hosts.host_vars(inst, project, mtus)
@@ -481,10 +541,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         except ValueError as exc:
             raise AnsibleParserError("gce_gpu: %s" % exc)
         for text in warnings:
-            display.warning("gce_gpu: %s" % text)
-        self.stats = {"requests": client.request_count, "retries": client.retry_count,
-                      "hosts": len(hosts), "seconds": round(time.monotonic() - started, 3),
-                      "setup": round(api_started - started, 3), "api": round(api_done - api_started, 3)}
+            self._warn("gce_gpu: %s" % text)
+        self.stats.update({"requests": client.request_count, "retries": client.retry_count,
+                           "hosts": len(hosts), "seconds": round(time.monotonic() - started, 3),
+                           "setup": round(api_started - started, 3), "api": round(api_done - api_started, 3)})
         display.vvv("gce_gpu: %(hosts)d hosts from %(requests)d API requests (%(retries)d retries) "
                     "in %(seconds).3f s (client set-up %(setup).3f s, API calls %(api).3f s)" % self.stats)
         return [[name, hvars] for name, hvars in hosts]
@@ -498,8 +558,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             try:
                 mtus[url] = future.result().get("mtu") or gce_hosts.DEFAULT_VPC_MTU
             except gce_api.GceApiError as exc:
-                display.warning("gce_gpu: cannot read the MTU of network %s (%s); its NICs get mtu null"
-                                % (gce_hosts.last_segment(url), exc))
+                self._warn("gce_gpu: cannot read the MTU of network %s (%s); its NICs get mtu null"
+                           % (gce_hosts.last_segment(url), exc))
                 mtus[url] = None
         return mtus
 
@@ -543,20 +603,50 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         # so later collections (the JSON dump, every play) stop rescanning it.
         gc.freeze()
 
+    def _check_keys(self, config):
+        """Name an option this plugin does not know (a typo is otherwise silently ignored)."""
+        known = set(self._options)
+        for key in sorted(config):
+            if key not in known:
+                close = difflib.get_close_matches(key, sorted(known), n=1)
+                raise AnsibleParserError("gce_gpu: unknown option %s%s" % (
+                    key, ("; did you mean %s?" % close[0]) if close else ""))
+
+    def _answer_key(self, path, opts):
+        """The cache key: the file and every option that changes the answer; credentials only hashed."""
+        creds = dict((name, self.get_option(name)) for name in (
+            "auth_kind", "service_account_file", "service_account_contents", "access_token",
+            "impersonate_service_account", "scopes", "iam_endpoint"))
+        key_file = creds.get("service_account_file") or os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
+        if key_file and os.path.isfile(key_file):
+            with open(key_file, "rb") as fh:
+                creds["key_file_sha256"] = hashlib.sha256(fh.read()).hexdigest()
+        answer = dict((k, v) for k, v in opts.items() if k not in ("max_workers", "timeout", "retries",
+                                                                   "retry_max_time", "project_timeout"))
+        answer["credentials"] = hashlib.sha256(json.dumps(creds, sort_keys=True, default=str).encode()).hexdigest()
+        digest = hashlib.sha256(json.dumps(answer, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        return "%s_%s" % (self.get_cache_key(path), digest)
+
     def _parse(self, path, cache):
-        self._read_config_data(path)
+        config = self._read_config_data(path)
+        self._check_keys(config)
         opts = self._read_options()
-        cache_key = self.get_cache_key(path)
+        cache_key = self._answer_key(path, opts)
         use_cache = self.get_option("cache")
         read_cache = use_cache and cache
         update_cache = use_cache and not cache
         started = time.monotonic()
         hosts = None
         self.stats = {"requests": 0, "cache_hit": False}
+        self._warnings = []
         if read_cache:
             try:
-                hosts = self._cache[cache_key]
+                cached = self._cache[cache_key]
+                hosts, notes = (cached.get("hosts"), cached.get("warnings") or []) if isinstance(cached, dict) \
+                    else (cached, [])
                 self.stats["cache_hit"] = True
+                for text in notes:
+                    display.warning("%s (cached answer: flush the cache to ask again)" % text)
             except KeyError:
                 update_cache = True
         if hosts is None:
@@ -565,7 +655,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             except gce_api.GceApiError as exc:
                 raise AnsibleParserError("gce_gpu: %s" % to_text(exc))
         if update_cache:
-            self._cache[cache_key] = hosts
+            self._cache[cache_key] = {"hosts": hosts, "warnings": self._warnings}
         self._populate(hosts, opts)
         display.vvv("gce_gpu: parse took %.3f s (%s)" % (
             time.monotonic() - started, "cache hit" if self.stats.get("cache_hit") else "API"))

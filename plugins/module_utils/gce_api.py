@@ -14,6 +14,7 @@ __metaclass__ = type
 
 import json
 import random
+import socket
 import threading
 import time
 
@@ -50,11 +51,16 @@ PAGE_SIZE = 500
 # Backoff: the first retry waits up to BACKOFF_BASE s, doubling up to BACKOFF_MAX.
 BACKOFF_BASE = 0.5
 BACKOFF_MAX = 16.0
+# A refused connection is a wrong endpoint or a server that is down, rarely a blip:
+# a few quick tries, not the whole retry budget.
+REFUSED_ATTEMPTS = 3
+# How long one listing of one project may take in all, pages and retries included
+PROJECT_TIMEOUT = 300
 
 # Only the fields the inventory reads: a large project's pages shrink by an
 # order of magnitude compared with full instance resources.
 INSTANCE_FIELDS = (
-    "name,id,zone,machineType,status,labels,"
+    "name,id,zone,selfLink,machineType,status,labels,"
     "networkInterfaces(name,network,subnetwork,networkIP,nicType,macAddress,"
     "accessConfigs(natIP),ipv6AccessConfigs(externalIpv6)),"
     "resourcePolicies,scheduling(provisioningModel),"
@@ -185,8 +191,11 @@ class ComputeClient(object):
 
     def __init__(self, credentials, endpoint=DEFAULT_ENDPOINT, timeout=30, retries=8,
                  retry_max_time=60.0, backoff_base=None, backoff_max=None, pool_size=16,
-                 sleep=time.sleep):
+                 sleep=time.sleep, project_timeout=PROJECT_TIMEOUT, log=None):
         self.endpoint = (endpoint or DEFAULT_ENDPOINT).rstrip("/")
+        self.project_timeout = project_timeout
+        self._log = log or (lambda text: None)
+        self._refused_named = set()
         self.timeout = timeout
         self.retries = retries
         self.retry_max_time = retry_max_time
@@ -230,33 +239,78 @@ class ComputeClient(object):
             if retried:
                 self.retry_count += 1
 
-    def get(self, path, params=None, project=None, what="request"):
-        """GET a Compute API path and return its JSON, retrying transient failures."""
+    def _read(self, url, params, deadline):
+        """One GET. A read timeout bounds each wait for bytes, not the answer: a server that trickles
+        bytes would never be given up on, so at the deadline a timer shuts the connection.
+
+        Returns (status, response, body bytes or None for an error status)."""
+        timeout = self.timeout
+        if deadline is not None:
+            timeout = max(0.1, min(timeout, deadline - time.monotonic()))
+        response = self.session.get(url, params=params, timeout=timeout, stream=True)
+        fired = []
+        timer = None
+        if deadline is not None:
+            timer = threading.Timer(max(0.0, deadline - time.monotonic()), _shut, (response, fired))
+            timer.daemon = True
+            timer.start()
+        try:
+            body = response.content
+        except Exception:
+            if fired:
+                raise DeadlineError()
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            response.close()
+        if fired:
+            raise DeadlineError()
+        return response.status_code, response, body if response.status_code == 200 else None
+
+    def get(self, path, params=None, project=None, what="request", deadline=None):
+        """GET a Compute API path and return its JSON, retrying transient failures.
+
+        deadline: a time.monotonic() after which no answer is waited for (project_timeout)."""
         url = self.url(path)
-        deadline = time.monotonic() + self.retry_max_time
+        budget = time.monotonic() + self.retry_max_time
         attempt = 0
+        refused = 0
         where = ("project %s: " % project) if project else ""
         auth_errors = self._libs["exceptions"]
         requests = self._libs["requests"]
+        transient = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError,
+                     requests.exceptions.ContentDecodingError)
         while True:
             response = None
             problem = None
+            body = None
             try:
                 self._count(retried=attempt > 0)
-                response = self.session.get(url, params=params, timeout=self.timeout)
+                status, response, body = self._read(url, params, deadline)
+            except DeadlineError:
+                raise self._late(where, what, project)
             except auth_errors.RefreshError as exc:
                 raise GceApiError("%scould not obtain an access token: %s"
                                   % (where, _refresh_error_text(exc)), project=project)
             except auth_errors.TransportError as exc:
                 raise GceApiError("%scould not reach the token endpoint: %s"
                                   % (where, " ".join(str(exc).split())[:300]), project=project)
-            except (requests.ConnectionError, requests.Timeout) as exc:
-                problem = "connection error (%s)" % type(exc).__name__
-            if response is not None:
-                status = response.status_code
+            except transient as exc:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise self._late(where, what, project)
+                if _is_refused(exc):
+                    refused += 1
+                    problem = "connection refused by %s" % self.endpoint
+                    if self.endpoint not in self._refused_named:
+                        self._refused_named.add(self.endpoint)
+                        self._log("gce_gpu: %s refused the connection (%s)" % (self.endpoint, url))
+                else:
+                    problem = "connection error (%s)" % type(exc).__name__
+            if response is not None and problem is None:
                 if status == 200:
                     try:
-                        return response.json()
+                        return json.loads(body.decode("utf-8"))
                     except ValueError:
                         raise GceApiError("%s%s returned a body that is not JSON" % (where, what), project=project)
                 if status not in RETRY_STATUSES:
@@ -268,13 +322,17 @@ class ComputeClient(object):
             wait = _retry_after(response)
             if wait is not None:
                 delay = max(delay, wait)
-            remaining = deadline - time.monotonic()
-            if attempt > self.retries or delay > remaining:
+            remaining = min(budget, deadline if deadline is not None else budget) - time.monotonic()
+            if attempt > self.retries or delay > remaining or refused >= REFUSED_ATTEMPTS:
                 raise GceApiError("%s%s kept failing with %s after %d attempts (retry budget %.0f s)"
                                   % (where, what, problem, attempt, self.retry_max_time),
                                   status=response.status_code if response is not None else None,
                                   project=project)
             self._sleep(delay)
+
+    def _late(self, where, what, project):
+        return GceApiError("%s%s got no complete answer within the deadline of %s s (option project_timeout)"
+                           % (where, what, _seconds(self.project_timeout)), project=project)
 
     def _fatal(self, response, project, what):
         status = response.status_code
@@ -294,15 +352,27 @@ class ComputeClient(object):
             cause = "%s: %s" % (cause, message[:300])
         return GceApiError("%s: %s" % (subject, cause), status=status, project=project, reason=reason)
 
-    def list_pages(self, path, params, project):
-        """Yield each page of a paginated list call."""
+    def list_pages(self, path, params, project, items_kind=list, what="listing instances"):
+        """Yield each page of a paginated list call, within the project deadline.
+
+        items_kind: what a page's ``items`` must be (a list, or a dict for aggregated lists)."""
         params = dict(params)
+        deadline = time.monotonic() + self.project_timeout if self.project_timeout else None
+        seen = set()
         while True:
-            page = self.get(path, params=params, project=project, what="listing instances")
+            page = self.get(path, params=params, project=project, what=what, deadline=deadline)
+            problem = _malformed(page, items_kind)
+            if problem:
+                raise GceApiError("project %s: %s returned a malformed answer: %s" % (project, what, problem),
+                                  project=project)
             yield page
             token = page.get("nextPageToken")
             if not token:
                 return
+            if token in seen:
+                raise GceApiError("project %s: %s repeated the page token %r; stopped rather than loop"
+                                  % (project, what, token[:40]), project=project)
+            seen.add(token)
             params["pageToken"] = token
 
     def aggregated_instances(self, project, api_filter=None, fields=INSTANCE_FIELDS):
@@ -314,9 +384,11 @@ class ComputeClient(object):
             params["fields"] = ("items/*/instances(%s),items/*/warning(code,message),"
                                 "nextPageToken,unreachables,warning(code,message)" % fields)
         instances, unreachable, warnings = [], [], []
-        for page in self.list_pages("projects/%s/aggregated/instances" % project, params, project):
+        for page in self.list_pages("projects/%s/aggregated/instances" % project, params, project, items_kind=dict):
             for scope, entry in sorted((page.get("items") or {}).items()):
-                instances.extend(entry.get("instances") or [])
+                # a record without its zone takes the scope it is listed under
+                instances.extend(inst if inst.get("zone") or not isinstance(inst, dict) else dict(inst, zone=scope)
+                                 for inst in entry.get("instances") or [])
                 warning = entry.get("warning") or {}
                 if warning.get("code") == "UNREACHABLE":
                     unreachable.append(scope)
@@ -335,14 +407,16 @@ class ComputeClient(object):
         instances = []
         path = "projects/%s/zones/%s/instances" % (project, zone)
         for page in self.list_pages(path, params, project):
-            instances.extend(page.get("items") or [])
+            instances.extend(inst if inst.get("zone") or not isinstance(inst, dict) else dict(inst, zone="zones/" + zone)
+                             for inst in page.get("items") or [])
         return instances
 
     def networks(self, project):
         """networks.list of a project: {selfLink: mtu or None}."""
         out = {}
         params = {"maxResults": PAGE_SIZE, "fields": "items(selfLink,mtu),nextPageToken"}
-        for page in self.list_pages("projects/%s/global/networks" % project, params, project):
+        for page in self.list_pages("projects/%s/global/networks" % project, params, project,
+                                    what="listing networks"):
             for net in page.get("items") or []:
                 if net.get("selfLink"):
                     out[net["selfLink"]] = net.get("mtu")
@@ -354,6 +428,47 @@ class ComputeClient(object):
         project = path.split("/")[1] if path.startswith("projects/") else None
         return self.get(path, params={"fields": "name,mtu,selfLink"}, project=project,
                         what="reading network %s" % path)
+
+
+class DeadlineError(Exception):
+    """The answer did not complete before the deadline."""
+
+
+def _shut(response, fired):
+    """Shut the socket under a response that is still being read (from the deadline timer)."""
+    fired.append(True)
+    raw = getattr(response, "raw", None)
+    conn = getattr(raw, "connection", None) or getattr(raw, "_connection", None)
+    sock = getattr(conn, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def _seconds(value):
+    return ("%g" % value) if value is not None else "?"
+
+
+def _is_refused(exc):
+    text = str(exc).lower()
+    return "refused" in text or "errno 111" in text
+
+
+def _malformed(page, items_kind):
+    """Why a listing page is not what the API sends, or None."""
+    if page is None:
+        return "the body is null"
+    if not isinstance(page, dict):
+        return "the body is %s, expected a mapping" % ("a list" if isinstance(page, list) else type(page).__name__)
+    items = page.get("items")
+    if items is not None and not isinstance(items, items_kind):
+        return "items is %s, expected %s" % ("a list" if isinstance(items, list) else type(items).__name__,
+                                            "a mapping of scopes" if items_kind is dict else "a list")
+    if isinstance(items, dict) and not all(isinstance(v, dict) for v in items.values()):
+        return "a scope of items is not a mapping"
+    return None
 
 
 def _refresh_error_text(exc):

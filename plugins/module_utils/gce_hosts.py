@@ -48,6 +48,42 @@ def regex_escape(text):
     return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", str(text))
 
 
+_ZONE_IN_LINK = re.compile(r"/zones/([^/]+)/")
+
+
+def instance_zone(instance, scope=None):
+    """An instance's zone: its zone field, else its selfLink, else the list scope ("zones/<z>") it came in."""
+    zone = last_segment(instance.get("zone"))
+    if zone:
+        return zone
+    match = _ZONE_IN_LINK.search(instance.get("selfLink") or "")
+    if match:
+        return match.group(1)
+    if scope and scope.startswith("zones/"):
+        return last_segment(scope)
+    return None
+
+
+def left_out(instance):
+    """Why an instance of a GPU family cannot be part of the inventory, or None.
+
+    Only data reasons: the record lacks what the roles need (its machine type,
+    every NIC its family has, an internal IP on each GPU NIC)."""
+    if not instance.get("machineType"):
+        return "no machine type"
+    family = families.family_for_machine_type(instance_machine_type(instance))
+    if not family:
+        return None
+    nics = instance.get("networkInterfaces") or []
+    want = families.FAMILIES[family]["nics"]["count"]
+    if len(nics) < want:
+        return "%d NICs, but %s has %d" % (len(nics), family, want)
+    for index in families.FAMILIES[family]["nics"]["gpu_indexes"]:
+        if not nics[index].get("networkIP"):
+            return "GPU NIC %s has no internal IP" % (nics[index].get("name") or "nic%d" % index)
+    return None
+
+
 def instance_machine_type(instance):
     return families.machine_type_name(instance.get("machineType"))
 
@@ -112,7 +148,7 @@ def host_vars(instance, project, mtus):
         "gpu_family": family,
         "gpu_transport": transport,
         "gce_project": project,
-        "gce_zone": last_segment(instance.get("zone")),
+        "gce_zone": instance_zone(instance),
         "gce_name": instance.get("name"),
         "gce_id": instance.get("id"),
         "gce_machine_type": machine_type,

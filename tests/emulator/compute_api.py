@@ -62,6 +62,12 @@ FAULTS = {
     "unreachable_zones": "zones missing from aggregated lists (reported as unreachable)",
     "forbidden_networks": "network names whose networks.get answers 403",
     "bad_token_grants": "true: the token endpoint answers invalid_grant",
+    "drop_body_first": "the first N API answers close the connection halfway through the body",
+    "trickle_ms": "every API answer is sent one byte at a time, this many ms apart",
+    "listing_body": "null | list | items_list: instance listings answer this malformed body",
+    "repeat_page_token": "true: every page of a listing names the first page's token as the next one",
+    "strip_zone": "instance names listed without their zone field",
+    "strip_self_link": "instance names listed without their selfLink either",
 }
 
 
@@ -295,8 +301,11 @@ def normalise_instance(project, raw, index):
     zone_name = zone.rstrip("/").rsplit("/", 1)[-1]
     inst["zone"] = _url(project, "zones/" + zone_name, "zones")
     mtype = inst.get("machineType", "n2-standard-8")
-    inst["machineType"] = _url(project, "zones/%s/machineTypes/%s" % (zone_name, mtype.rsplit("/", 1)[-1])
-                               if not mtype.startswith(("https://", "projects/")) else mtype, "machineTypes")
+    if mtype is None:  # a record that lacks its machine type, as a fixture says
+        del inst["machineType"]
+    else:
+        inst["machineType"] = _url(project, "zones/%s/machineTypes/%s" % (zone_name, mtype.rsplit("/", 1)[-1])
+                                   if not mtype.startswith(("https://", "projects/")) else mtype, "machineTypes")
     inst.setdefault("kind", "compute#instance")
     inst.setdefault("id", str(1000000000000 + index))
     inst.setdefault("status", "RUNNING")
@@ -352,6 +361,7 @@ class State(object):
                            "failed": 0, "busy_ms_max": 0.0, "busy_ms_total": 0.0, "late": 0, "gzip": 0}
             self.failures_left = int((self.faults.get("fail_first") or {}).get("count", 0))
             self.resets_left = int(self.faults.get("reset_first") or 0)
+            self.drops_left = int(self.faults.get("drop_body_first") or 0)
             self.tokens = set()
 
     def set_faults(self, faults):
@@ -378,6 +388,15 @@ class State(object):
             self.counts["by_kind"][kind] = self.counts["by_kind"].get(kind, 0) + 1
             if project:
                 self.counts["by_project"][project] = self.counts["by_project"].get(project, 0) + 1
+
+    def take_drop(self):
+        """Whether the next API answer is cut off halfway through its body."""
+        with self.lock:
+            if self.drops_left > 0:
+                self.drops_left -= 1
+                self.counts["failed"] += 1
+                return True
+        return False
 
     def take_fault(self):
         """('reset'|status, retry_after) for the next API request, or (None, None)."""
@@ -442,6 +461,23 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
+        api = getattr(self, "_api_answer", False)
+        self._api_answer = False
+        if api and self.state.take_drop():
+            self._headers_buffer.append(b"\r\n" + data[:len(data) // 2])
+            self.flush_headers()
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
+        trickle = float(self.state.faults.get("trickle_ms") or 0) / 1000.0 if api else 0
+        if trickle:
+            self.flush_headers()
+            self.wfile.write(b"\r\n")
+            for i in range(len(data)):
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+                time.sleep(trickle)
+            return
         # headers and body in one write: two small writes meet Nagle and delayed ACKs (40 ms each)
         self._headers_buffer.append(b"\r\n" + data)
         self.flush_headers()
@@ -599,6 +635,7 @@ class Handler(BaseHTTPRequestHandler):
         if proj is None:
             return self._send(*_google_error(404, "NOT_FOUND", "notFound",
                                              "The resource 'projects/%s' was not found" % project))
+        self._api_answer = True
         key = (self.path, self._gzip_wanted())
         cached = self.state.responses.get(key)
         if cached is None:
@@ -606,6 +643,8 @@ class Handler(BaseHTTPRequestHandler):
                 code, body = self._route(project, proj, rest, query)
                 if code == 200 and query.get("fields"):
                     body = apply_fields(body, parse_fields(query["fields"]))
+                if code == 200 and rest.endswith("instances"):
+                    body = self._malformed(body, query)
             except (FilterError, re.error) as exc:
                 code, body = _google_error(400, "INVALID_ARGUMENT", "invalid",
                                            "Invalid value for field 'filter': %s" % exc)
@@ -661,6 +700,33 @@ class Handler(BaseHTTPRequestHandler):
             sub["selfLink"] = SELF_LINK_BASE + "projects/%s/regions/%s/subnetworks/%s" % ((project,) + match.groups())
             return 200, sub
         return _google_error(404, "NOT_FOUND", "notFound", "no such resource %s" % rest)
+
+    def _malformed(self, body, query):
+        """Instance listings as the listing faults make them."""
+        faults = self.state.faults
+        stripped = set(faults.get("strip_zone") or [])
+        no_link = set(faults.get("strip_self_link") or [])
+        if stripped or no_link:
+            body = copy.deepcopy(body)
+            listed = [i for scope in (body.get("items") or {}).values() for i in scope.get("instances") or []] \
+                if isinstance(body.get("items"), dict) else list(body.get("items") or [])
+            for inst in listed:
+                if inst.get("name") in stripped | no_link:
+                    inst.pop("zone", None)
+                if inst.get("name") in no_link:
+                    inst.pop("selfLink", None)
+        if faults.get("repeat_page_token"):
+            body = dict(body, nextPageToken=_page_token(1))
+        kind = faults.get("listing_body")
+        if kind == "null":
+            return None
+        if kind == "list":
+            return []
+        if kind == "items_list":
+            return dict(body, items=[i for scope in (body.get("items") or {}).values()
+                                     for i in scope.get("instances") or []]
+                        if isinstance(body.get("items"), dict) else body.get("items"))
+        return body
 
     def _matching(self, instances, query):
         text = query.get("filter")

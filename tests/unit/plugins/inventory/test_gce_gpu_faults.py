@@ -1,0 +1,192 @@
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The gce_gpu plugin against a Compute API that misbehaves: bad records, cut and trickled answers,
+looping pages, partial answers, typos in the configuration. One bad record never costs the other
+hosts; everything else is one line naming the project or the option."""
+
+import json
+import os
+import socket
+import time
+
+import pytest
+
+from ansible.errors import AnsibleError, AnsibleParserError
+
+import compute_fleet as fx
+
+ALL = ["mega-0", "mega-1", "mega-2", "mega-3", "shared", "ultra-0"]
+
+
+def one_line(err):
+    text = str(err.value)
+    assert "\n" not in text and "Traceback" not in text
+    return text
+
+
+# 1. the cache is keyed by everything that changes the answer
+
+def test_cache_follows_the_configuration_and_the_credentials(emulator, run_plugin, config, tmp_path):
+    cache_dir = tmp_path / "cache"
+    cfg = config(emulator, cache=True, cache_plugin="jsonfile", cache_connection=str(cache_dir), cache_timeout=3600)
+    assert sorted(run_plugin(cfg).hosts) == ALL
+    # the same file now names another project: its hosts, not the cached ones
+    other = run_plugin(dict(cfg, projects=["proj-b"]))
+    assert other.plugin.stats["cache_hit"] is False and "mega-0" not in other.hosts
+    # other filters, another endpoint or other credentials are other answers too
+    for change in ({"filters": ['labels.pool = "train"']}, {"access_token": "another-token"},
+                   {"api_endpoint": emulator.url + "/"}):
+        assert run_plugin(dict(cfg, **change)).plugin.stats["cache_hit"] is False, change
+    assert run_plugin(cfg).plugin.stats["cache_hit"] is True
+    # credentials are part of the key only as a hash, never stored
+    for name in os.listdir(str(cache_dir)):
+        text = (cache_dir / name).read_text()
+        assert "test-token" not in text and "another-token" not in text and "test-token" not in name
+
+
+# 2. a record without a zone
+
+def test_instance_without_zone_takes_it_from_its_listing(emulator, run_plugin, config):
+    emulator.set_faults({"strip_zone": ["mega-1"], "strip_self_link": ["mega-2"]})
+    run = run_plugin(config(emulator))
+    assert sorted(run.hosts) == ALL
+    assert run.hosts["mega-1"]["gce_zone"] == run.hosts["mega-2"]["gce_zone"] == "us-central1-a"
+    zoned = run_plugin(config(emulator, zones=["us-central1-a", "us-central1-b"]))
+    assert zoned.hosts["mega-2"]["gce_zone"] == "us-central1-a"
+
+
+def test_zone_from_the_self_link_else_the_record_is_skipped_by_name():
+    from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_hosts
+    link = "https://www.googleapis.com/compute/v1/projects/p/zones/europe-west4-b/instances/x"
+    assert gce_hosts.instance_zone({"selfLink": link}) == "europe-west4-b"
+    assert gce_hosts.instance_zone({"zone": "zones/us-east5-a", "selfLink": link}) == "us-east5-a"
+    assert gce_hosts.instance_zone({}, scope="zones/asia-east1-c") == "asia-east1-c"
+    assert gce_hosts.instance_zone({}, scope="regions/x") is None
+
+
+# 3. cut answers are retried; malformed ones and a bad endpoint are one line
+
+def test_answer_cut_mid_body_is_retried(emulator, run_plugin, config):
+    emulator.set_faults({"drop_body_first": 2})
+    run = run_plugin(config(emulator))
+    assert sorted(run.hosts) == ALL and run.plugin.stats["retries"] >= 2
+
+
+@pytest.mark.parametrize("body, what", [("null", "null"), ("list", "a list"), ("items_list", "items is a list")])
+def test_malformed_listing_is_one_line_naming_the_project(emulator, run_plugin, config, body, what):
+    emulator.set_faults({"listing_body": body})
+    with pytest.raises(AnsibleParserError) as err:
+        run_plugin(config(emulator))
+    text = one_line(err)
+    assert text.startswith("gce_gpu: project proj-a: listing instances returned a malformed answer")
+    assert what in text
+
+
+def test_endpoint_without_scheme_names_the_option(emulator, run_plugin, config):
+    with pytest.raises(AnsibleError) as err:
+        run_plugin(config(emulator, api_endpoint=emulator.url.split("://", 1)[1]))
+    assert "option api_endpoint" in one_line(err) and "https://" in str(err.value)
+    assert emulator.stats()["api"] == 0
+
+
+# 4. a deadline per project, and no endless pages
+
+def test_repeated_page_token_stops_at_once(emulator, run_plugin, config):
+    emulator.set_faults({"repeat_page_token": True})
+    with pytest.raises(AnsibleParserError) as err:
+        run_plugin(config(emulator))
+    assert "repeated the page token" in one_line(err) and "project proj-a" in str(err.value)
+    assert emulator.stats()["by_kind"]["aggregated"] <= 3
+
+
+def test_trickling_server_meets_the_project_deadline(emulator, run_plugin, config):
+    emulator.set_faults({"trickle_ms": 50})
+    started = time.monotonic()
+    with pytest.raises(AnsibleParserError) as err:
+        run_plugin(config(emulator, project_timeout=2, retries=1))
+    assert time.monotonic() - started < 10
+    assert "project proj-a" in one_line(err) and "deadline of 2 s" in str(err.value)
+
+
+# 5. partial answers are never served silently from the cache
+
+def test_cached_partial_answer_repeats_its_warnings(emulator, run_plugin, config, tmp_path):
+    emulator.set_faults({"unreachable_zones": ["europe-west4-b"], "forbidden_projects": ["proj-b"]})
+    cfg = config(emulator, projects=["proj-a", "proj-b"], strict_permissions=False, cache=True,
+                 cache_plugin="jsonfile", cache_connection=str(tmp_path / "cache"), cache_timeout=3600)
+    first = run_plugin(cfg)
+    assert "ultra-0" not in first.hosts
+    emulator.reset()
+    cached = run_plugin(cfg)
+    assert cached.plugin.stats["cache_hit"] is True and emulator.stats()["total"] == 0
+    assert any("zones/europe-west4-b was unreachable" in w and "cached" in w for w in cached.warnings)
+    assert any("skipping project proj-b" in w and "cached" in w for w in cached.warnings)
+
+
+# 6. typos in the configuration
+
+def test_unknown_option_is_named_with_the_closest_one(emulator, run_plugin, config):
+    cfg = config(emulator)
+    cfg["project"] = cfg.pop("projects")
+    with pytest.raises(AnsibleError) as err:
+        run_plugin(cfg, env={"GCP_PROJECT": "proj-a"})
+    text = one_line(err)
+    assert "unknown option project" in text and "did you mean projects" in text
+    assert emulator.stats()["api"] == 0
+
+
+# 7. records left out for data reasons are named and counted
+
+def test_records_left_out_are_named_and_counted(make_emulator, run_plugin, config):
+    data = fx.mixed_fleet()
+    insts = data["projects"]["proj-a"]["instances"]
+    by_name = dict((i["name"], i) for i in insts)
+    by_name["mega-1"]["networkInterfaces"] = by_name["mega-1"]["networkInterfaces"][:3]
+    del by_name["mega-2"]["networkInterfaces"][4]["networkIP"]
+    by_name["mega-3"]["machineType"] = None
+    emu = make_emulator(data)
+    run = run_plugin(config(emu, server_side_filter=False))
+    assert sorted(run.hosts) == ["mega-0", "shared", "ultra-0"]
+    text = " | ".join(run.warnings)
+    assert "mega-1" in text and "3 NICs" in text
+    assert "mega-2" in text and "no internal IP" in text and "nic4" in text
+    assert "mega-3" in text and "no machine type" in text
+    assert any(w.startswith("gce_gpu: 3 instance(s) left out") for w in run.warnings)
+
+
+# 8. connection refused names the URL and gives up soon
+
+def test_connection_refused_names_the_url_and_is_bounded(run_plugin, config, monkeypatch, emulator):
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    url = "http://127.0.0.1:%d" % port
+    from ansible_collections.gpudirect.gcp.plugins.inventory import gce_gpu
+    verbose = []
+    monkeypatch.setattr(gce_gpu.display, "v", lambda msg, *a, **k: verbose.append(msg))
+    started = time.monotonic()
+    with pytest.raises(AnsibleParserError) as err:
+        run_plugin(config(emulator, api_endpoint=url, retry_max_time=60))
+    assert time.monotonic() - started < 15
+    assert url in one_line(err) and "connection refused" in str(err.value)
+    assert any(url in m for m in verbose)
+
+
+# 9. an inventory that does not parse stops the run
+
+def test_shipped_configuration_fails_on_an_unparsed_inventory():
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+    import configparser
+    cfg = configparser.ConfigParser()
+    cfg.read(os.path.join(root, "ansible.cfg"))
+    assert cfg.getboolean("inventory", "unparsed_is_failed")
+    assert cfg.getboolean("inventory", "any_unparsed_is_failed")
+
+
+def test_cache_json_is_strict(emulator, run_plugin, config, tmp_path):
+    cfg = config(emulator, cache=True, cache_plugin="jsonfile", cache_connection=str(tmp_path / "c"),
+                 cache_timeout=3600)
+    run_plugin(cfg)
+    for name in os.listdir(str(tmp_path / "c")):
+        json.loads((tmp_path / "c" / name).read_text(), parse_constant=lambda c: pytest.fail(c))
