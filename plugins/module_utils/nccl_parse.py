@@ -19,6 +19,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import math
 import re
 
 # One launcher prefix; applied repeatedly because they stack, e.g.
@@ -164,10 +165,12 @@ def _half(values, names):
 
 
 def _float(val):
+    """A finite number, else None: nan and inf have no place in strict JSON."""
     try:
-        return float(val)
+        out = float(val)
     except (TypeError, ValueError):
         return None
+    return out if math.isfinite(out) else None
 
 
 def _guess_layout(tokens, collective, res):

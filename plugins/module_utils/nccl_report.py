@@ -88,8 +88,19 @@ def summarize(result):
     }
 
 
+def finite(value):
+    """The value with every non-finite float (nan, inf) replaced by None, for strict JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return dict((k, finite(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
+
 def to_json(report):
-    return json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+    return json.dumps(finite(report), indent=2, sort_keys=True, default=str, allow_nan=False) + "\n"
 
 
 # --- JUnit ------------------------------------------------------------------
