@@ -85,3 +85,21 @@ def map_nics(expected, interfaces):
             "mtu": cur.get("mtu"),
         })
     return out
+
+
+# what a NIC's MTU can be (IPv4's minimum, GCE's jumbo frames with headroom)
+MTU_RANGE = (576, 9216)
+
+
+def mtu_problem(nic):
+    """Why a GPU NIC record's mtu cannot be configured, or None. The value is shown as given."""
+    mtu = nic.get("mtu")
+    if mtu is None:
+        return "mtu is null"
+    try:
+        value = int(mtu)
+    except (TypeError, ValueError):
+        return "mtu is %r" % (mtu,)
+    if isinstance(mtu, bool) or not MTU_RANGE[0] <= value <= MTU_RANGE[1]:
+        return "mtu %s is outside %d-%d" % (mtu, MTU_RANGE[0], MTU_RANGE[1])
+    return None

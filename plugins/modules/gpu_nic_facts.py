@@ -34,7 +34,9 @@ options:
   gpu_nics:
     description:
       - The GPU NICs the VM should have, in GPU-NIC order, as in the C(gpu_nics) inventory host variable.
-      - Each item needs C(mac) or C(ip); C(name) (C(nic1)...), C(mtu) and C(network) are carried into the result.
+      - Each item needs C(mac) or C(ip), and C(mtu) between 576 and 9216 (a GPU NIC without its VPC MTU is an error
+        naming the item, the node and the network); C(name) (C(nic1)...), C(mtu) and C(network) are carried into
+        the result.
       - When omitted, the NICs are read from the metadata server (see O(use_metadata)).
     type: list
     elements: dict
@@ -145,6 +147,7 @@ ansible_facts:
 """
 
 import json
+import socket
 
 from ansible.module_utils.urls import fetch_url
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
@@ -189,6 +192,14 @@ def expected_nics(gm):
             if not (nic.get("mac") or nic.get("ip")):
                 raise ModuleInputError("%s[%d] (%s) has neither mac nor ip, so it cannot be matched"
                                        % (opt, index, nic.get("name", "unnamed")))
+    for index, nic in enumerate(p["gpu_nics"] or []):
+        problem = nic_map.mtu_problem(nic)
+        if problem:
+            # an MTU the templates would render as "MTUBytes=" stops here, naming the record
+            raise ModuleInputError("gpu_nics[%d] (%s) on %s: %s; the inventory knows no VPC MTU for network %s "
+                                   "(can the inventory read that network?)"
+                                   % (index, nic.get("name", "unnamed"), socket.gethostname(), problem,
+                                      nic.get("network") or "?"))
     if p["gpu_nics"] is not None:
         gpu_names = set(n.get("name") for n in p["gpu_nics"])
         host = [n for n in (p["all_nics"] or []) if n.get("name") not in gpu_names]

@@ -77,7 +77,7 @@ def test_works_in_check_mode(node, capsys):
 
 
 def test_unmatched_nic_is_listed(node, capsys):
-    nics = GCE_NICS[1:] + [{"name": "nic3", "mac": "42:01:0a:00:03:02", "ip": "10.0.3.2"}]
+    nics = GCE_NICS[1:] + [{"name": "nic3", "mac": "42:01:0a:00:03:02", "ip": "10.0.3.2", "mtu": 8244}]
     facts = run({"gpu_nics": nics}, node.root, capsys)["ansible_facts"]["gpu_nic_facts"]
     assert facts["unmatched"] == ["nic3"] and facts["gpu_nics"][2]["iface"] is None
 
@@ -139,3 +139,14 @@ def test_missing_ip_command_is_one_clear_error(node, capsys, monkeypatch):
 def test_unknown_family_is_one_line(node, capsys):
     out = run({"gpu_nics": [], "family": "h100"}, node.root, capsys)
     assert out["failed"] is True and out["msg"].startswith("family: unknown GPU family 'h100'")
+
+
+@pytest.mark.parametrize("mtu, why", [(None, "mtu is null"), ("", "mtu is ''"), ("big", "mtu is 'big'"),
+                                      (100, "mtu 100 is outside 576-9216")])
+def test_gpu_nic_without_a_usable_mtu_is_one_error_naming_node_nic_and_field(node, capsys, monkeypatch, mtu, why):
+    monkeypatch.setattr(gpu_nic_facts.socket, "gethostname", lambda: "node7")
+    nics = [dict(GCE_NICS[1]), dict(GCE_NICS[2], mtu=mtu)]
+    out = run({"gpu_nics": nics}, node.root, capsys)
+    assert out["failed"] is True
+    assert out["msg"].startswith("gpu_nics[1] (nic2) on node7: %s" % why)
+    assert "network gpu-2" in out["msg"] and "\n" not in out["msg"]
