@@ -10,11 +10,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 export ANSIBLE_CONFIG="$root/ansible.cfg"
-name=demo
+name="${GPUDIRECT_DEMO_NAME:-demo}"
 py="$root/.venv/bin/python"
 sandbox=("$py" "$root/tests/sandbox/sandbox.py")
 state="$root/build/sandbox/$name"
-reports="$root/build/demo/reports"
+# the reports go where every run's go (outside the source tree), and outlive the sandbox
+reports="${GPUDIRECT_REPORT_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/gpudirect-gcp/reports}"
 
 say() { printf '\n=== %s\n' "$*"; }
 
@@ -79,7 +80,9 @@ down() {
   else
     echo "demo: no sandbox named $name is running"
   fi
-  rm -rf "$root/build/demo"
+  if [ -d "$reports" ]; then
+    echo "demo: the reports stay in $reports"
+  fi
   if [ "$images" = "--images" ]; then
     "${sandbox[@]}" prune-images
   fi

@@ -1,0 +1,39 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The built collection holds the collection, never the working tree's results or caches."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+# what a working tree gathers that must never ship
+LEFTOVERS = ["nccl-reports/run-1/report.json", "reports/run-1/report.html", ".pytest_cache/v/cache/lastfailed",
+             "plugins/modules/__pycache__/x.cpython-311.pyc", ".hypothesis/examples/x", ".ansible/tmp/x",
+             "tests/unit/.pytest_cache/x"]
+FORBIDDEN = ("nccl-reports/", "reports/", ".pytest_cache", "__pycache__", ".pyc", ".hypothesis/", ".ansible/",
+             ".venv/", "build/", ".git/")
+
+
+def test_tarball_has_no_results_or_caches(tmp_path):
+    tree = tmp_path / "src"
+    shutil.copytree(ROOT, str(tree), ignore=shutil.ignore_patterns(".venv", "build", ".git", ".cache", "*.tar.gz"))
+    for rel in LEFTOVERS:
+        path = tree / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("left over\n")
+    galaxy = os.path.join(os.path.dirname(sys.executable), "ansible-galaxy")
+    subprocess.check_call([galaxy, "collection", "build", "--force", "--output-path", str(tmp_path), str(tree)],
+                          stdout=subprocess.DEVNULL)
+    tarball = [p for p in os.listdir(str(tmp_path)) if p.endswith(".tar.gz")][0]
+    with tarfile.open(str(tmp_path / tarball)) as tar:
+        names = tar.getnames()
+    shipped = [n for n in names if any(bad in n + ("/" if not n.endswith("/") else "") for bad in FORBIDDEN)]
+    assert shipped == []
+    for wanted in ("playbooks/diagnose.yml", "plugins/inventory/gce_gpu.py", "roles/diagnose/tasks/main.yml"):
+        assert wanted in names
