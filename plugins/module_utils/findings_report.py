@@ -77,14 +77,11 @@ def junit_suite(root, items, hosts):
     return suite
 
 
-def html_section(items, hosts, from_standins=False):
+def html_section(items, hosts):
     """Findings grouped by host; within a host one row per cause with its repair command."""
     fails = sum(1 for f in items if f["severity"] == "fail")
     warns = len(items) - fails
     parts = ["<h2>Findings</h2>"]
-    if from_standins:
-        parts.append("<p><em>Some evidence came from STAND-IN components (sandbox); it proves the logic, not "
-                     "the hardware.</em></p>")
     if not items:
         parts.append("<p class=\"pass\">No findings on %d node(s).</p>" % len(hosts or []))
         return "".join(parts)

@@ -41,8 +41,11 @@ def from_standins(result, findings=None):
     return any(STANDIN_MARK in t for t in texts)
 
 
-def build_report(result, run_id, started=None, finished=None, findings=None, hosts=None, diagnosis=None):
-    """Assemble the report document from the module result and, for a diagnosis, its findings."""
+def build_report(result, run_id, started=None, finished=None, findings=None, hosts=None, diagnosis=None,
+                 standins=False):
+    """Assemble the report document from the module result and, for a diagnosis, its findings.
+
+    standins: the caller knows some evidence came from stand-ins (the sandbox's nodes say so)."""
     runs = result.get("runs") or []
     summary = summarize(result)
     items = findings_report.clean(findings)
@@ -52,7 +55,7 @@ def build_report(result, run_id, started=None, finished=None, findings=None, hos
         "findings": items,
         "diagnosed_hosts": list(hosts or []),
         "diagnosis": diagnosis,
-        "from_standins": from_standins(result, items),
+        "from_standins": bool(standins) or from_standins(result, items),
         "schema": SCHEMA,
         "run_id": run_id,
         "started": started or result.get("started"),
@@ -154,6 +157,10 @@ def to_junit(report):
             _case(suite, "nccl_tests.single_node", node, entry.get("status"), msg,
                   json.dumps(entry.get("busbw_gbps") or {}, default=str), entry.get("seconds"))
     for suite in suites:
+        if report.get("from_standins"):
+            props = ET.Element("properties")
+            ET.SubElement(props, "property", name="from_standins", value="true")
+            suite.insert(0, props)
         cases = suite.findall("testcase")
         suite.set("tests", str(len(cases)))
         suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
@@ -263,8 +270,14 @@ def _verdict_colour(verdict):
     return {"pass": "#2a7", "fail": "#c33"}.get(verdict, "#a80")
 
 
+STANDIN_BANNER = ("<p style=\"background:#fe8;padding:6px\"><strong>STAND-IN:</strong> this report came from the "
+                  "sandbox. Its figures and evidence are from stand-ins of GPUs, RxDM, the plugin and nccl-tests: "
+                  "they prove the tooling, not a cluster.</p>")
+
+
 def to_html(report):
     verdict = report.get("verdict") or "not_judged"
+    banner = STANDIN_BANNER if report.get("from_standins") else ""
     nccl_line = ("<p>Run %s, family %s, mode %s, %d nodes x %s GPUs, pass at %s%% of the baseline.</p>"
                  % (esc(report.get("run_id")), esc(report.get("family")), esc(report.get("mode")),
                     len(report.get("nodes") or []), esc(report.get("gpus_per_node")),
@@ -273,14 +286,13 @@ def to_html(report):
     if diagnosis is not None:
         overall = diagnosis.get("verdict") or "not_judged"
         parts = ["<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>GPUDirect diagnosis %s</title>"
-                 % esc(report.get("run_id")), _STYLE, "</head><body>",
+                 % esc(report.get("run_id")), _STYLE, "</head><body>", banner,
                  "<h1>Diagnosis: <span style=\"color:%s\">%s</span></h1>"
                  % (_verdict_colour(overall), esc(overall.upper())),
                  "<p>Run %s: %d node(s) diagnosed, the NCCL tests ran on %d.</p>"
                  % (esc(report.get("run_id")), len(report.get("diagnosed_hosts") or []),
                     len(report.get("nodes") or []))]
-        parts.append(findings_report.html_section(report.get("findings") or [], report.get("diagnosed_hosts"),
-                                                  report.get("from_standins")))
+        parts.append(findings_report.html_section(report.get("findings") or [], report.get("diagnosed_hosts")))
         if report.get("runs"):
             parts.append("<h2>NCCL tests: <span style=\"color:%s\">%s</span></h2>" % (
                 _verdict_colour(verdict), esc(verdict.upper())))
@@ -289,12 +301,10 @@ def to_html(report):
             parts.append("<h2>NCCL tests: not run</h2>")
     else:
         parts = ["<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>NCCL validation %s</title>"
-                 % esc(report.get("run_id")), _STYLE, "</head><body>",
+                 % esc(report.get("run_id")), _STYLE, "</head><body>", banner,
                  "<h1>NCCL validation: <span style=\"color:%s\">%s</span></h1>"
                  % (_verdict_colour(verdict), esc(verdict.upper())),
                  nccl_line]
-        if report.get("from_standins"):
-            parts.append("<p><em>The busbw figures came from STAND-IN nccl-tests programs (sandbox).</em></p>")
     if report.get("bad_nodes"):
         parts.append("<p class=\"bad\">Bad nodes: %s</p>" % esc(", ".join(report["bad_nodes"])))
     parts.append("<h2>Collectives</h2><table><tr><th>collective</th><th>status</th><th>busbw (GB/s)</th>"

@@ -44,6 +44,13 @@ options:
   diagnosis:
     description: The diagnosis summary (the C(gpudirect.gcp.diagnose_summary) filter); makes this a diagnosis report.
     type: dict
+  standins:
+    description:
+      - Some evidence came from stand-ins (the sandbox's nodes set C(gpudirect_standins)). Runs of the stand-in
+        nccl-tests programs are recognised without it. The report then says so in C(from_standins), in a banner at
+        the top of the HTML page and in every JUnit suite's properties.
+    type: bool
+    default: false
   dest:
     description: Directory that holds one sub-directory per run.
     type: path
@@ -112,6 +119,7 @@ def main():
             findings=dict(type="list", elements="dict", default=[]),
             hosts=dict(type="list", elements="str", default=[]),
             diagnosis=dict(type="dict"),
+            standins=dict(type="bool", default=False),
             dest=dict(type="path", required=True),
             run_id=dict(type="str", required=True),
             formats=dict(type="list", elements="str", choices=["json", "junit", "html"],
@@ -124,7 +132,7 @@ def main():
         module.fail_json(msg="run_id: %r is not a plain directory name" % p["run_id"])
     run_dir = os.path.join(p["dest"], p["run_id"])
     report = nccl_report.build_report(p["result"], p["run_id"], findings=p["findings"], hosts=p["hosts"],
-                                      diagnosis=p["diagnosis"])
+                                      diagnosis=p["diagnosis"], standins=p["standins"])
     files = dict((fmt, os.path.join(run_dir, _FILES[fmt][0])) for fmt in p["formats"])
     changed = False
     if not module.check_mode:
