@@ -486,8 +486,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                     else:
                         instances = result
                     for inst in instances:
-                        where = gce_hosts.instance_zone(inst) or zone
-                        if not isinstance(inst, dict) or not inst.get("name") or not where:
+                        where = (gce_hosts.instance_zone(inst) or zone) if isinstance(inst, dict) else None
+                        if not where or not isinstance(inst.get("name"), str) or not inst["name"]:
                             left_out.append(("project %s: instance %s" % (project, _name(inst)),
                                              "no zone in its record, its self link or its listing"))
                             continue
@@ -532,7 +532,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 len(left_out), ", ".join("%d: %s" % (n, r) for r, n in sorted(reasons.items()))))
         records = []
         for project, inst in kept:
-            hvars = gce_hosts.host_vars(inst, project, mtus)
+            hvars, why = gce_hosts.record(inst, project, mtus)
+            if why:
+                self._warn("gce_gpu: project %s: instance %s left out: %s" % (project, _name(inst), why))
+                continue
             if opts["keep_raw"]:
                 hvars["gce_raw"] = inst
             records.append(hvars)

@@ -53,10 +53,12 @@ _ZONE_IN_LINK = re.compile(r"/zones/([^/]+)/")
 
 def instance_zone(instance, scope=None):
     """An instance's zone: its zone field, else its selfLink, else the list scope ("zones/<z>") it came in."""
-    zone = last_segment(instance.get("zone"))
+    value = instance.get("zone")
+    zone = last_segment(value) if isinstance(value, str) else None
     if zone:
         return zone
-    match = _ZONE_IN_LINK.search(instance.get("selfLink") or "")
+    link = instance.get("selfLink")
+    match = _ZONE_IN_LINK.search(link) if isinstance(link, str) else None
     if match:
         return match.group(1)
     if scope and scope.startswith("zones/"):
@@ -68,13 +70,36 @@ def left_out(instance):
     """Why an instance of a GPU family cannot be part of the inventory, or None.
 
     Only data reasons: the record lacks what the roles need (its machine type,
-    every NIC its family has, an internal IP on each GPU NIC)."""
-    if not instance.get("machineType"):
+    every NIC its family has, an internal IP on each GPU NIC), or is not shaped
+    like an instance resource at all."""
+    try:
+        return _left_out(instance)
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+        return "malformed record (%s)" % type(exc).__name__
+
+
+def record(instance, project, mtus):
+    """(host vars, None), or (None, why the record cannot be used): never raises on a malformed record."""
+    why = left_out(instance)
+    if why:
+        return None, why
+    try:
+        return host_vars(instance, project, mtus), None
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+        return None, "malformed record (%s)" % type(exc).__name__
+
+
+def _left_out(instance):
+    if not isinstance(instance, dict):
+        return "malformed record (not a mapping)"
+    if not isinstance(instance.get("machineType"), str) or not instance.get("machineType"):
         return "no machine type"
     family = families.family_for_machine_type(instance_machine_type(instance))
     if not family:
         return None
     nics = instance.get("networkInterfaces") or []
+    if not isinstance(nics, list) or not all(isinstance(n, dict) for n in nics):
+        return "malformed record (networkInterfaces)"
     want = families.FAMILIES[family]["nics"]["count"]
     if len(nics) < want:
         return "%d NICs, but %s has %d" % (len(nics), family, want)

@@ -190,3 +190,12 @@ def test_cache_json_is_strict(emulator, run_plugin, config, tmp_path):
     run_plugin(cfg)
     for name in os.listdir(str(tmp_path / "c")):
         json.loads((tmp_path / "c" / name).read_text(), parse_constant=lambda c: pytest.fail(c))
+
+
+def test_one_malformed_record_never_costs_the_other_hosts(make_emulator, run_plugin, config):
+    data = fx.mixed_fleet()
+    by_name = dict((i["name"], i) for i in data["projects"]["proj-a"]["instances"])
+    by_name["mega-1"]["labels"] = ["not", "a", "mapping"]
+    run = run_plugin(config(make_emulator(data)))
+    assert sorted(run.hosts) == [h for h in ALL if h != "mega-1"]
+    assert any("instance mega-1 left out: malformed record" in w for w in run.warnings)
