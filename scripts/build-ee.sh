@@ -95,7 +95,9 @@ def find(n):
             r = find(v)
             if r: return r
 print(find(d) or '')" "$inv")
-printf '{"ANSIBLE_HOST_KEY_CHECKING": "False", "ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_NOCOLOR": "1"}\n' > "$pdd/env/envvars"
+# host keys are checked against the known_hosts the sandbox wrote (mounted below)
+known_hosts="$root/build/sandbox/$sandbox/known_hosts"
+printf '{"ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_NOCOLOR": "1"}\n' > "$pdd/env/envvars"
 # NCCL reports go to the private data dir (as the AWX job templates set it);
 # the caller's extra variables are added to that
 python3 - "$pdd/env/extravars" "$extravars" <<'PY'
@@ -108,7 +110,8 @@ with open(sys.argv[1], "w") as fh:
     yaml.safe_dump(out, fh)
 PY
 set +e
-podman run --rm --network host -v "$pdd:/runner:Z" ${key:+-v "$key:$key:ro"} --user root "$EE_IMAGE" \
+podman run --rm --network host -v "$pdd:/runner:Z" ${key:+-v "$key:$key:ro"} -v "$known_hosts:$known_hosts:ro" \
+  --user root "$EE_IMAGE" \
   ansible-runner run /runner -p "$playbook"
 rc=$?
 set -e

@@ -48,6 +48,35 @@ def inventory_file(name):
     return os.path.join(common.state_dir(name), "inventory.yml")
 
 
+def host_key_file(name, node_name):
+    return os.path.join(common.state_dir(name), "host_keys", "%s_ed25519" % node_name)
+
+
+def _make_host_key(name, node_name):
+    """The node's SSH host key, made here before its first boot, so the controller knows it."""
+    path = host_key_file(name, node_name)
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        common.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "root@%s" % node_name, "-f", path],
+                   what="ssh-keygen")
+    return path
+
+
+def _write_known_hosts(plan):
+    """known_hosts for the nodes' primary addresses: SSH checks host keys in the sandbox as on a cluster."""
+    lines = []
+    for node in plan["nodes"]:
+        path = host_key_file(plan["name"], node["name"]) + ".pub"
+        if os.path.exists(path):
+            with open(path) as fh:
+                kind, key = fh.read().split()[:2]
+            lines.append("%s %s %s\n" % (node["nics"][0]["ip"], kind, key))
+    target = inventory.known_hosts_file(plan["name"])
+    with open(target + ".tmp", "w") as fh:
+        fh.writelines(lines)
+    os.replace(target + ".tmp", target)
+
+
 def _make_key(name):
     path = key_file(name)
     if not os.path.exists(path):
@@ -98,6 +127,14 @@ def _seed_files(plan, node):
         os.chmod(os.path.join(ssh, "authorized_keys"), 0o600)
         # "DIR/." copies the contents into the existing /root/.ssh
         common.podman("cp", ssh + "/.", "%s:/root/.ssh" % node["name"])
+        # the host key the controller's known_hosts holds (sshd makes one only when none is there)
+        host_key = _make_host_key(plan["name"], node["name"])
+        keys = os.path.join(tmp, "hostkeys")
+        os.mkdir(keys, 0o755)
+        shutil.copy(host_key, os.path.join(keys, "ssh_host_ed25519_key"))
+        os.chmod(os.path.join(keys, "ssh_host_ed25519_key"), 0o600)
+        shutil.copy(host_key + ".pub", os.path.join(keys, "ssh_host_ed25519_key.pub"))
+        common.podman("cp", keys + "/.", "%s:/etc/ssh" % node["name"])
         # What a GPU VM with its driver has and a sandbox node lacks, as labelled
         # stand-ins: the driver where the variant's image keeps it (COS: its own
         # directory and GPU device nodes; Ubuntu: the system library directory
@@ -147,7 +184,7 @@ def _seed_files(plan, node):
 
 
 def _ssh(plan, node, *argv, timeout=15):
-    cmd = ["ssh", "-i", key_file(plan["name"])] + inventory.ssh_common_args().split() + \
+    cmd = ["ssh", "-i", key_file(plan["name"])] + inventory.ssh_common_args(plan["name"]).split() + \
         ["-o", "BatchMode=yes", "root@%s" % node["nics"][0]["ip"]] + list(argv)
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
                           check=False)
@@ -213,6 +250,7 @@ def up(name, family, nodes, variant="cos"):
     for node in fresh:
         common.podman(*_node_argv(plan, node, image))
         _seed_files(plan, node)
+    _write_known_hosts(plan)
     common.log("starting %d %s node(s) of sandbox %s" % (nodes, family, name))
     common.podman("start", *[n["name"] for n in plan["nodes"]])
     _parallel(lambda n: wait_ready(plan, n), plan["nodes"])

@@ -81,7 +81,7 @@ def plugin_config(plan, url, key_file):
         "compose": {
             "ansible_user": lit("root"),
             "ansible_ssh_private_key_file": lit(key_file),
-            "ansible_ssh_common_args": lit(inventory.ssh_common_args()),
+            "ansible_ssh_common_args": lit(inventory.ssh_common_args(plan["name"])),
             "ansible_python_interpreter": lit("/usr/bin/python3"),
         },
     }

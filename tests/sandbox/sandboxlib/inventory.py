@@ -10,10 +10,15 @@ def _group(value):
     return "".join(c if c.isalnum() else "_" for c in value)
 
 
-def ssh_common_args():
-    # Nodes make fresh host keys on first boot; the sandbox key is the only identity offered.
-    return ("-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes "
-            "-o LogLevel=ERROR -o ConnectTimeout=10")
+def known_hosts_file(name):
+    return os.path.join(common.state_dir(name), "known_hosts")
+
+
+def ssh_common_args(name):
+    # Host keys are checked as on a real cluster: the sandbox made each node's host key and
+    # wrote them to its own known_hosts; the sandbox key is the only identity offered.
+    return ("-o StrictHostKeyChecking=yes -o UserKnownHostsFile=%s -o IdentitiesOnly=yes "
+            "-o LogLevel=ERROR -o ConnectTimeout=10" % known_hosts_file(name))
 
 
 def gce_nics(plan, node):
@@ -44,7 +49,7 @@ def host_vars(plan, node, key_file, accelerator):
         "ansible_host": nics[0]["ip"],
         "ansible_user": "root",
         "ansible_ssh_private_key_file": key_file,
-        "ansible_ssh_common_args": ssh_common_args(),
+        "ansible_ssh_common_args": ssh_common_args(plan["name"]),
         "ansible_python_interpreter": "/usr/bin/python3",
         "gpu_family": plan["family"],
         "gpu_transport": plan["transport"],
