@@ -464,8 +464,9 @@ def _malformed(page, items_kind):
         return "the body is %s, expected a mapping" % ("a list" if isinstance(page, list) else type(page).__name__)
     items = page.get("items")
     if items is not None and not isinstance(items, items_kind):
-        return "items is %s, expected %s" % ("a list" if isinstance(items, list) else type(items).__name__,
-                                            "a mapping of scopes" if items_kind is dict else "a list")
+        return "items is %s, expected %s" % (
+            "a list" if isinstance(items, list) else type(items).__name__,
+            "a mapping of scopes" if items_kind is dict else "a list")
     if isinstance(items, dict) and not all(isinstance(v, dict) for v in items.values()):
         return "a scope of items is not a mapping"
     return None

@@ -180,8 +180,20 @@ def test_shipped_configuration_fails_on_an_unparsed_inventory():
     import configparser
     cfg = configparser.ConfigParser()
     cfg.read(os.path.join(root, "ansible.cfg"))
-    assert cfg.getboolean("inventory", "unparsed_is_failed")
     assert cfg.getboolean("inventory", "any_unparsed_is_failed")
+
+
+def test_an_inventory_source_that_does_not_parse_stops_the_run(tmp_path):
+    import subprocess
+    import sys
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+    (tmp_path / "typo.gce_gpu.yml").write_text("plugin: gpudirect.gcp.gce_gpu\nproject: [p]\n")
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(root, "ansible.cfg"))
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-inventory"), "-i",
+                           str(tmp_path / "typo.gce_gpu.yml"), "--list"], cwd=root, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False)
+    assert proc.returncode != 0
+    assert "unknown option project; did you mean projects?" in proc.stdout
 
 
 def test_cache_json_is_strict(emulator, run_plugin, config, tmp_path):
@@ -189,7 +201,7 @@ def test_cache_json_is_strict(emulator, run_plugin, config, tmp_path):
                  cache_timeout=3600)
     run_plugin(cfg)
     for name in os.listdir(str(tmp_path / "c")):
-        json.loads((tmp_path / "c" / name).read_text(), parse_constant=lambda c: pytest.fail(c))
+        json.loads((tmp_path / "c" / name).read_text(), parse_constant=pytest.fail)
 
 
 def test_one_malformed_record_never_costs_the_other_hosts(make_emulator, run_plugin, config):
