@@ -503,11 +503,15 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 for p, inst in kept:
                     if inst.get("status") not in opts["statuses"]:
                         continue
+                    # a machine type the configuration leaves out is no record to warn about
+                    if isinstance(inst.get("machineType"), str) and inst["machineType"] \
+                            and gce_hosts.instance_machine_type(inst) not in wanted:
+                        continue
                     why = gce_hosts.left_out(inst)
                     if why:
                         left_out.append(("project %s: instance %s in %s" % (p, inst["name"], gce_hosts.instance_zone(inst)),
                                          why))
-                    elif gce_hosts.instance_machine_type(inst) in wanted:
+                    else:
                         usable.append((p, inst))
                 kept = usable
                 listed = {}

@@ -152,6 +152,10 @@ def test_records_left_out_are_named_and_counted(make_emulator, run_plugin, confi
     assert "mega-2" in text and "no internal IP" in text and "nic4" in text
     assert "mega-3" in text and "no machine type" in text
     assert any(w.startswith("gce_gpu: 3 instance(s) left out") for w in run.warnings)
+    # a machine type the configuration does not ask for is no record to warn about
+    narrow = run_plugin(config(emu, server_side_filter=False, machine_types=["a3-ultragpu-8g"]))
+    assert sorted(narrow.hosts) == ["ultra-0"]
+    assert not any("mega-1" in w or "mega-2" in w for w in narrow.warnings)
 
 
 # 8. connection refused names the URL and gives up soon
