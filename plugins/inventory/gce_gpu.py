@@ -536,7 +536,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 len(left_out), ", ".join("%d: %s" % (n, r) for r, n in sorted(reasons.items()))))
         records = []
         for project, inst in kept:
-            hvars, why = gce_hosts.record(inst, project, mtus)
+            # left_out() passed these records already
+            hvars, why = gce_hosts.checked_host_vars(inst, project, mtus)
             if why:
                 self._warn("gce_gpu: project %s: instance %s left out: %s" % (project, _name(inst), why))
                 continue

@@ -386,9 +386,7 @@ class ComputeClient(object):
         instances, unreachable, warnings = [], [], []
         for page in self.list_pages("projects/%s/aggregated/instances" % project, params, project, items_kind=dict):
             for scope, entry in sorted((page.get("items") or {}).items()):
-                # a record without its zone takes the scope it is listed under
-                instances.extend(inst if inst.get("zone") or not isinstance(inst, dict) else dict(inst, zone=scope)
-                                 for inst in entry.get("instances") or [])
+                instances.extend(_zoned(entry.get("instances") or [], scope))
                 warning = entry.get("warning") or {}
                 if warning.get("code") == "UNREACHABLE":
                     unreachable.append(scope)
@@ -407,8 +405,7 @@ class ComputeClient(object):
         instances = []
         path = "projects/%s/zones/%s/instances" % (project, zone)
         for page in self.list_pages(path, params, project):
-            instances.extend(inst if inst.get("zone") or not isinstance(inst, dict) else dict(inst, zone="zones/" + zone)
-                             for inst in page.get("items") or [])
+            instances.extend(_zoned(page.get("items") or [], "zones/" + zone))
         return instances
 
     def networks(self, project):
@@ -445,6 +442,12 @@ def _shut(response, fired):
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+
+
+def _zoned(instances, scope):
+    """The listed records, each without a zone given the scope (zones/<z>) it is listed under."""
+    return [dict(inst, zone=scope) if isinstance(inst, dict) and not inst.get("zone") else inst
+            for inst in instances]
 
 
 def _seconds(value):

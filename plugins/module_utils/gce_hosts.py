@@ -83,6 +83,11 @@ def record(instance, project, mtus):
     why = left_out(instance)
     if why:
         return None, why
+    return checked_host_vars(instance, project, mtus)
+
+
+def checked_host_vars(instance, project, mtus):
+    """host_vars of a record left_out() passed: (host vars, None), or (None, why) when it is malformed anyway."""
     try:
         return host_vars(instance, project, mtus), None
     except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:

@@ -39,6 +39,11 @@ def read_record(path):
     return data if isinstance(data, dict) else None
 
 
+def public(record):
+    """The record's image, tag and digest (what modules return), or None without a record."""
+    return dict((k, record.get(k)) for k in RECORD_KEYS) if record else None
+
+
 def write_record(path, record):
     write_atomic(path, json.dumps(record, indent=2, sort_keys=True) + "\n", 0o644)
 

@@ -117,8 +117,7 @@ def inspect(family, record_file, root="/"):
     local_dir = _under(root, files_dir)
     missing = [os.path.join(files_dir, f) for f in pi.missing_files(local_dir, plugin["files"])]
     modified = [os.path.join(files_dir, f) for f in pi.modified_files(record, local_dir)]
-    public = dict((k, record.get(k)) for k in pi.RECORD_KEYS) if record else None
-    return dict(record_path=record_path, record=public, files_dir=files_dir, missing=missing,
+    return dict(record_path=record_path, record=pi.public(record), files_dir=files_dir, missing=missing,
                 modified=modified, ld_so_conf=ld_so_conf_state(root, plugin) if fam["transport"] == "gib" else None)
 
 

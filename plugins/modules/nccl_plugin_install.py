@@ -126,10 +126,6 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils import container_eng
 from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
 
 
-def _public(record):
-    return dict((k, (record or {}).get(k)) for k in pi.RECORD_KEYS) if record else None
-
-
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -156,14 +152,14 @@ def main():
     missing = pi.missing_files(p["files_dir"], p["files"])
     modified = pi.modified_files(previous, p["files_dir"])
     wanted = {"image": p["image"], "tag": p["tag"], "digest": p["digest"] or (previous or {}).get("digest")}
-    result = dict(changed=False, previous=_public(previous), missing_before=missing, modified_before=modified,
-                  installer_output="", record=_public(previous))
+    result = dict(changed=False, previous=pi.public(previous), missing_before=missing, modified_before=modified,
+                  installer_output="", record=pi.public(previous))
     if pi.up_to_date(previous, p["image"], p["tag"], p["digest"]) and not missing and not modified \
             and not p["force"]:
         module.exit_json(**result)
 
     result["changed"] = True
-    before = "%s\n" % module.jsonify(_public(previous)) if previous else ""
+    before = "%s\n" % module.jsonify(pi.public(previous)) if previous else ""
     if module.check_mode:
         result["diff"] = dict(before=before, after="%s\n" % module.jsonify(wanted),
                               before_header=p["record_path"], after_header=p["record_path"])
@@ -179,8 +175,8 @@ def main():
         pi.write_record(p["record_path"], record)
     except (pi.InstallError, ce.EngineError, OSError) as exc:
         module.fail_json(msg="nccl_plugin_install: %s" % exc, **result)
-    result.update(record=_public(record), installer_output=output[-4000:],
-                  diff=dict(before=before, after="%s\n" % module.jsonify(_public(record)),
+    result.update(record=pi.public(record), installer_output=output[-4000:],
+                  diff=dict(before=before, after="%s\n" % module.jsonify(pi.public(record)),
                             before_header=p["record_path"], after_header=p["record_path"]))
     module.exit_json(**result)
 
