@@ -560,7 +560,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def _network_mtus(self, client, pool, kept, listed):
         mtus = dict((url, mtu or gce_hosts.DEFAULT_VPC_MTU) for url, mtu in listed.items())
         urls = sorted(set(nic.get("network") for _p, inst in kept
-                          for nic in inst.get("networkInterfaces") or [] if nic.get("network")) - set(mtus))
+                          for nic in inst.get("networkInterfaces") or [] if isinstance(nic.get("network"), str)
+                          and nic.get("network")) - set(mtus))
         futures = [(url, pool.submit(client.network, url)) for url in urls]
         for url, future in futures:
             try:

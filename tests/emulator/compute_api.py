@@ -314,7 +314,7 @@ def normalise_instance(project, raw, index):
     for i, nic in enumerate(inst.get("networkInterfaces") or []):
         nic.setdefault("name", "nic%d" % i)
         nic.setdefault("kind", "compute#networkInterface")
-        if nic.get("network"):
+        if isinstance(nic.get("network"), str) and nic["network"]:  # a malformed one stays as given
             nic["network"] = _url(project, nic["network"] if "/" in nic["network"]
                                   else "global/networks/" + nic["network"], "global/networks")
         if nic.get("subnetwork"):

@@ -215,3 +215,12 @@ def test_one_malformed_record_never_costs_the_other_hosts(make_emulator, run_plu
     run = run_plugin(config(make_emulator(data)))
     assert sorted(run.hosts) == [h for h in ALL if h != "mega-1"]
     assert any("instance mega-1 left out: malformed record" in w for w in run.warnings)
+
+
+def test_a_nic_network_of_the_wrong_type_costs_only_its_record(make_emulator, run_plugin, config):
+    data = fx.mixed_fleet()
+    by_name = dict((i["name"], i) for i in data["projects"]["proj-a"]["instances"])
+    by_name["mega-2"]["networkInterfaces"][3]["network"] = ["not", "a", "link"]
+    run = run_plugin(config(make_emulator(data)))
+    assert sorted(run.hosts) == [h for h in ALL if h != "mega-2"]
+    assert any("instance mega-2 left out: malformed record" in w for w in run.warnings)
