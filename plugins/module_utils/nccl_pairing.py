@@ -1,59 +1,171 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Find the bad nodes of a cluster with 2-node runs in parallel rounds.
+"""Find the bad nodes, sub-blocks and links of a cluster with 2-node runs in parallel rounds.
 
-Model: a 2-node run passes when both nodes are good.  Each round is a set of
-disjoint pairs (a node's GPUs take part in one run at a time) that run in
-parallel.
+Model: a 2-node run passes when both nodes are good and so is every part of the
+fabric between them.  Two nodes of one sub-block meet below its uplink; nodes of
+two sub-blocks cross both sub-blocks' uplinks and the path between them; nodes
+of two blocks also cross both blocks' uplinks.  Each round is a set of disjoint
+pairs (a node's GPUs take part in one run at a time) that run in parallel.
 
-Round 1 pairs every node with a neighbour.  A passing pair clears both nodes;
-a failing pair makes both suspects.  Later rounds put each suspect next to a
-distinct known-good node, so a failure names the suspect.  When there are
-fewer good nodes than suspects, one suspect of each failed pair goes first: if
-it turns out good, its old partner must be the bad one (deduction).  Suspects
-with no good partner are paired with each other (never a pair already run).
-With at most a quarter of the nodes bad this names every bad node within
-three rounds (the unit tests check it for 2..64 nodes).
+Round 1 pairs every node with a neighbour, by default inside its own sub-block
+(no uplink involved), so a failure there points at the nodes.  Later rounds put
+each suspect next to a distinct known-good node (of its own sub-block first),
+so a failure names the suspect.  When there are fewer good nodes than suspects,
+one suspect of each failed pair goes first: if it turns out good, its old
+partner must be the bad one (deduction).  Known-good nodes left over probe the
+fabric: pairs of sub-blocks not yet tested, those that failed first.  At the
+end, a fabric part is bad when it alone explains a failed run of two good nodes,
+or when it explains more such failures than any other part (one bad uplink
+rather than several bad links); parts that tie are named as suspects, never as
+faults.  Nodes without placement are paired in the given order and only ever
+blamed as nodes.  The unit tests and benchmarks/pairing check that this finds
+every fault within three rounds.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import topology as topo_mod
+
 GOOD = "good"
 BAD = "bad"
 UNKNOWN = "unknown"
+# how round 1 pairs nodes; later rounds always isolate suspects and probe the fabric
+PAIRINGS = ("topology", "intra_subblock", "inter_subblock", "inter_block", "order")
+# a node at most in this many fabric probes' coverage goal: two partners tell an uplink from a link
+PROBE_PARTNERS = 2
 
 
 def _key(a, b):
     return tuple(sorted((a, b)))
 
 
+def describe(part):
+    """A fabric part as words: ('subblock', id) -> 'sub-block id uplink', ..."""
+    kind, what = part
+    if kind == "subblock":
+        return "sub-block %s uplink" % what
+    if kind == "block":
+        return "block %s uplink" % what
+    if kind == "link":
+        return "path between sub-blocks %s and %s" % what
+    return "node %s" % what
+
+
 class PairSearch(object):
-    def __init__(self, nodes, max_rounds=3):
+    def __init__(self, nodes, max_rounds=3, topology=None, pairing="topology"):
+        if pairing not in PAIRINGS:
+            raise ValueError("pairing must be one of %s, got %r" % (", ".join(PAIRINGS), pairing))
         seen = []
         for n in nodes:
             if n not in seen:
                 seen.append(n)
-        self.nodes = seen
+        self.pairing = pairing
         self.max_rounds = max_rounds
+        placement = dict((n, topo_mod.normalize((topology or {}).get(n))) for n in seen)
+        self.sub = dict((n, topo_mod.subblock_id(placement[n])) for n in seen)
+        self.blk = dict((n, topo_mod.block_id(placement[n])) for n in seen)
+        if pairing != "order" and any(self.sub.values()):
+            # nodes of one sub-block next to each other, as the topological scripts order ranks
+            seen = sorted(seen, key=lambda n: topo_mod.sort_key(placement[n], ""))
+        self.nodes = seen
         self.status = dict((n, UNKNOWN) for n in seen)
         self.reason = dict((n, "not tested") for n in seen)
         self.tested = set()
         self.failed = []      # failed pairs (a, b), in order
         self.rounds = []      # [[{"pair": [a, b], "ok": bool}, ...], ...]
         self.notes = []
+        self.good_parts = set()
+        self.fabric = {"bad": [], "suspect": []}
+
+    # --- topology ---------------------------------------------------------
+    def parts(self, a, b):
+        """The fabric parts a run of a and b crosses (none when either has no placement)."""
+        sa, sb = self.sub[a], self.sub[b]
+        if not sa or not sb or sa == sb:
+            return []
+        out = [("subblock", sa), ("subblock", sb), ("link", _key(sa, sb))]
+        if self.blk[a] != self.blk[b]:
+            out += [("block", self.blk[a]), ("block", self.blk[b])]
+        return out
+
+    def locality(self, a, b):
+        if not self.sub[a] or not self.sub[b]:
+            return topo_mod.UNKNOWN
+        if self.sub[a] == self.sub[b]:
+            return topo_mod.SAME_SUBBLOCK
+        return topo_mod.SAME_BLOCK if self.blk[a] == self.blk[b] else topo_mod.SAME_CLUSTER
+
+    def _groups(self, nodes, key):
+        out = {}
+        for n in nodes:
+            out.setdefault(key(n), []).append(n)
+        return out
 
     # --- planning ---------------------------------------------------------
     def first_round(self):
         n = self.nodes
-        return [(n[i], n[i + 1]) for i in range(0, len(n) - 1, 2)]
+        if self.pairing == "order" or not any(self.sub.values()):
+            return [(n[i], n[i + 1]) for i in range(0, len(n) - 1, 2)]
+        if self.pairing in ("topology", "intra_subblock"):
+            pairs, left = [], []
+            for sub in self._ordered_keys(n, self.sub):
+                members = [m for m in n if self.sub[m] == sub] if sub else []
+                if not sub:
+                    continue
+                pairs += [(members[i], members[i + 1]) for i in range(0, len(members) - 1, 2)]
+                if len(members) % 2:
+                    left.append(members[-1])
+            left += [m for m in n if not self.sub[m]]
+            pairs += [(left[i], left[i + 1]) for i in range(0, len(left) - 1, 2)]
+            return pairs
+        # across sub-blocks (of one block) or across blocks: deal the nodes of neighbouring groups together
+        key = self.blk if self.pairing == "inter_block" else self.sub
+        outer = self.blk if self.pairing == "inter_subblock" else (lambda m: None)
+        outer = outer.get if isinstance(outer, dict) else outer
+        pairs, left = [], []
+        for top in self._ordered_keys(n, dict((m, outer(m)) for m in n)):
+            members = [m for m in n if outer(m) == top]
+            groups = [g for g in self._ordered_keys(members, key)]
+            queues = [[m for m in members if key[m] == g] for g in groups]
+            # round-robin over the groups gives a sequence where neighbours come from different groups
+            seq = []
+            while any(queues):
+                for q in queues:
+                    if q:
+                        seq.append(q.pop(0))
+            i = 0
+            while i < len(seq) - 1:
+                if key[seq[i]] != key[seq[i + 1]]:
+                    pairs.append((seq[i], seq[i + 1]))
+                    i += 2
+                else:
+                    left.append(seq[i])
+                    i += 1
+            if i == len(seq) - 1:
+                left.append(seq[i])
+        pairs += [(left[i], left[i + 1]) for i in range(0, len(left) - 1, 2)]
+        return pairs
+
+    def _ordered_keys(self, nodes, key):
+        out = []
+        for m in nodes:
+            if key[m] not in out:
+                out.append(key[m])
+        return out
+
+    def _partner_rank(self, suspect, good, open_parts):
+        """Isolation partners: no suspect fabric on the way, then same sub-block, same block, any."""
+        path = self.parts(suspect, good)
+        return (sum(1 for p in path if p in open_parts),
+                {topo_mod.SAME_SUBBLOCK: 0, topo_mod.SAME_BLOCK: 1, topo_mod.SAME_CLUSTER: 2}.get(
+                    self.locality(suspect, good), 3), self.nodes.index(good))
 
     def next_round(self):
         unknown = [n for n in self.nodes if self.status[n] == UNKNOWN]
-        if not unknown:
-            return []
         goods = [n for n in self.nodes if self.status[n] == GOOD]
         # one suspect per failed pair first, so deduction can clear the other
         first, second = [], []
@@ -66,12 +178,13 @@ class PairSearch(object):
         order = first + second + [u for u in unknown if u not in first and u not in second]
         order = [u for u in order if self.status[u] == UNKNOWN]
         pairs, used = [], set()
-        if len(goods) >= len(order):
-            chosen = order
-        else:
-            chosen = order[:len(goods)]
+        chosen = order if len(goods) >= len(order) else order[:len(goods)]
+        open_parts = self._open_parts(all_failures=True)
         for u in chosen:
-            g = goods.pop(0)
+            free = [g for g in goods if g not in used and _key(u, g) not in self.tested]
+            if not free:
+                continue
+            g = min(free, key=lambda x: self._partner_rank(u, x, open_parts))
             pairs.append((u, g))
             used.update((u, g))
         # the rest: pair unknowns with each other where that pair is new
@@ -82,7 +195,50 @@ class PairSearch(object):
                 if _key(u, v) not in self.tested:
                     rest.remove(v)
                     pairs.append((u, v))
+                    used.update((u, v))
                     break
+        if self.pairing != "intra_subblock":
+            pairs += self._fabric_probes([g for g in goods if g not in used])
+        return pairs
+
+    def _fabric_probes(self, free):
+        """Pairs of known-good nodes across sub-blocks: implicated sub-blocks first, then untested pairs."""
+        free = [n for n in free if self.sub[n]]
+        subs = self._ordered_keys(free, self.sub)
+        if len(subs) < 2:
+            return []
+        pool = dict((s, [n for n in free if self.sub[n] == s]) for s in subs)
+        done = set(_key(self.sub[a], self.sub[b]) for a, b in self.tested
+                   if self.sub[a] and self.sub[b] and self.sub[a] != self.sub[b])
+        partners = dict((s, set()) for s in subs)
+        for x, y in done:
+            for s, t in ((x, y), (y, x)):
+                if s in partners:
+                    partners[s].add(t)
+        implicated = set()
+        for part in self._open_parts():
+            if part[0] == "subblock":
+                implicated.add(part[1])
+            elif part[0] == "link":
+                implicated.update(part[1])
+            elif part[0] == "block":
+                implicated.update(s for s in subs if self.blk[pool[s][0]] == part[1])
+        wanted = []
+        for i, s in enumerate(subs):
+            for t in subs[i + 1:]:
+                if _key(s, t) in done:
+                    continue
+                hot = (s in implicated) + (t in implicated)
+                short = (len(partners[s]) < PROBE_PARTNERS) + (len(partners[t]) < PROBE_PARTNERS)
+                same_block = self.blk[pool[s][0]] == self.blk[pool[t][0]]
+                # a suspect next to a healthy sub-block first; then the least-tested; a block's own sub-blocks first
+                wanted.append((-(hot == 1), -hot, -short, not same_block, subs.index(t) - i, s, t))
+        wanted.sort()
+        pairs = []
+        for item in wanted:
+            s, t = item[-2], item[-1]
+            if pool[s] and pool[t]:
+                pairs.append((pool[s].pop(0), pool[t].pop(0)))
         return pairs
 
     # --- results ----------------------------------------------------------
@@ -91,8 +247,12 @@ class PairSearch(object):
         for pair, ok in results:
             a, b = pair
             self.tested.add(_key(a, b))
-            rnd.append({"pair": [a, b], "ok": bool(ok)})
+            entry = {"pair": [a, b], "ok": bool(ok)}
+            if any(self.sub.values()):
+                entry["locality"] = self.locality(a, b)
+            rnd.append(entry)
             if ok:
+                self.good_parts.update(self.parts(a, b))
                 for n, other in ((a, b), (b, a)):
                     if self.status[n] == BAD:
                         self.notes.append("%s was judged bad but passed with %s" % (n, other))
@@ -104,23 +264,92 @@ class PairSearch(object):
         self.rounds.append(rnd)
         self._deduce()
 
+    def _candidates(self, a, b):
+        """What can explain a failed run of a and b, given what has passed."""
+        out = [("node", n) for n in (a, b) if self.status[n] != GOOD]
+        return out + [p for p in self.parts(a, b) if p not in self.good_parts]
+
     def _deduce(self):
         changed = True
         while changed:
             changed = False
             # latest failures first: they are the runs with a known-good partner
             for a, b in reversed(self.failed):
-                for x, y in ((a, b), (b, a)):
-                    if self.status[x] == GOOD and self.status[y] == UNKNOWN:
-                        self.status[y] = BAD
-                        self.reason[y] = "failed with %s, which is good" % x
-                        changed = True
+                cands = self._candidates(a, b)
+                if len(cands) != 1 or cands[0][0] != "node":
+                    continue
+                y = cands[0][1]
+                x = b if y == a else a
+                if self.status[y] == UNKNOWN:
+                    self.status[y] = BAD
+                    self.reason[y] = "failed with %s, which is good" % x
+                    changed = True
+
+    def _fabric_failures(self):
+        """Failed runs of two good nodes: only the fabric between them can explain them."""
+        return [(a, b) for a, b in self.failed
+                if self.status[a] == GOOD and self.status[b] == GOOD and self.parts(a, b)]
+
+    def _open_parts(self, all_failures=False):
+        """Fabric parts that failed runs not yet explained by a bad node cross and no pass has cleared.
+
+        all_failures: also those of runs with a bad node (worth avoiding when choosing partners)."""
+        parts = set()
+        for a, b in self.failed:
+            if BAD in (self.status[a], self.status[b]) and not all_failures:
+                continue
+            parts.update(p for p in self.parts(a, b) if p not in self.good_parts)
+        return parts
+
+    def _judge_fabric(self):
+        """Name the fabric parts that explain the failed runs of good nodes (greedy, fewest parts)."""
+        left = dict((_key(a, b), [p for p in self.parts(a, b) if p not in self.good_parts])
+                    for a, b in self._fabric_failures())
+        bad, suspect = [], []
+        while left:
+            cover = {}
+            for pair, cands in left.items():
+                for p in cands:
+                    cover.setdefault(p, set()).add(pair)
+            if not cover:
+                break
+            best = max(len(v) for v in cover.values())
+            top = sorted(p for p, v in cover.items() if len(v) == best)
+            alone = [p for p in top if any(left[pair] == [p] for pair in cover[p])]
+            if alone or len(top) == 1:
+                pick = alone[0] if alone else top[0]
+                bad.append(pick)
+                explained = cover[pick]
+            else:
+                # several parts explain the same runs equally well: suspects, not faults
+                same = [p for p in top if cover[p] == cover[top[0]]]
+                suspect.append(same)
+                explained = cover[top[0]]
+            for pair in explained:
+                left.pop(pair, None)
+        # a sub-block none of whose nodes passed: its nodes, or its uplink and one of them, fail the same runs
+        for sub in self._ordered_keys(self.nodes, self.sub):
+            members = [n for n in self.nodes if self.sub[n] == sub]
+            if sub and len(members) < len(self.nodes) and not any(self.status[n] == GOOD for n in members) \
+                    and any(self.status[n] == UNKNOWN for n in members):
+                suspect.append([("subblock", sub)] + [("node", n) for n in members])
+        self.fabric = {
+            "bad": [{"part": list(p), "what": describe(p), "runs": self._runs_of(p)} for p in bad],
+            "suspect": [{"parts": [list(p) for p in group], "what": " or ".join(describe(p) for p in group)}
+                        for group in suspect],
+        }
+
+    def _runs_of(self, part):
+        """The failed runs of good nodes that crossed a fabric part, as 'a+b'."""
+        return sorted("+".join(_key(a, b)) for a, b in self._fabric_failures() if part in self.parts(a, b))
 
     def run(self, run_round):
         pairs = self.first_round()
         while pairs and len(self.rounds) < self.max_rounds:
             results = run_round(list(pairs))
             self.record([(p, results.get(p, results.get(_key(*p), False))) for p in pairs])
+            if not self._more_to_learn():
+                break
             pairs = self.next_round()
         for n in self.nodes:
             if self.status[n] == UNKNOWN:
@@ -128,9 +357,21 @@ class PairSearch(object):
                                   else "not tested")
         return self.summary()
 
+    def _more_to_learn(self):
+        if any(s == UNKNOWN for s in self.status.values()) or self._open_parts():
+            return True
+        if self.pairing in ("order", "intra_subblock") or not any(self.sub.values()):
+            return False
+        # sub-block pairs not tested yet, while rounds are left
+        subs = [s for s in self._ordered_keys(self.nodes, self.sub) if s]
+        done = set(_key(self.sub[a], self.sub[b]) for a, b in self.tested)
+        return any(_key(s, t) not in done for i, s in enumerate(subs) for t in subs[i + 1:])
+
     def summary(self):
+        self._judge_fabric()
         for a, b in self.failed:
-            if self.status[a] == GOOD and self.status[b] == GOOD:
+            # runs that crossed the fabric are the fabric judge's; these two met below any uplink
+            if self.status[a] == GOOD and self.status[b] == GOOD and not self.parts(a, b):
                 note = ("%s and %s both passed other runs but failed together (flaky, or a fault "
                         "between the two)" % (a, b))
                 if note not in self.notes:
@@ -142,9 +383,12 @@ class PairSearch(object):
             "nodes": dict((n, {"status": self.status[n], "reason": self.reason[n]}) for n in self.nodes),
             "rounds": self.rounds,
             "notes": self.notes,
+            "fabric": self.fabric,
         }
 
 
-def find_bad_nodes(nodes, run_round, max_rounds=3):
-    """Run the search.  run_round(pairs) -> {(a, b): passed} for a list of disjoint pairs."""
-    return PairSearch(nodes, max_rounds=max_rounds).run(run_round)
+def find_bad_nodes(nodes, run_round, max_rounds=3, topology=None, pairing="topology"):
+    """Run the search.  run_round(pairs) -> {(a, b): passed} for a list of disjoint pairs.
+
+    topology: node -> placement mapping (gce_topology); pairing: how round 1 pairs nodes (PAIRINGS)."""
+    return PairSearch(nodes, max_rounds=max_rounds, topology=topology, pairing=pairing).run(run_round)
