@@ -41,6 +41,8 @@ __metaclass__ = type
 
 import copy
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import topology as topology_reader
+
 UNKNOWN = None
 
 TRANSPORTS = ("tcpx", "tcpxo", "gib")
@@ -676,11 +678,10 @@ def nvlink_domain(name, topology):
     """
     if not has_nvlink_domains(name):
         return None
-    topo = topology or {}
-    block, sub = topo.get("block"), topo.get("subblock") or topo.get("subBlock")
-    if not block or not sub:
+    topo = topology_reader.normalize(topology)
+    if not topo.get("block") or not topo.get("subblock"):
         return None
-    return "%s/%s" % (block, sub)
+    return "%s/%s" % (topo["block"], topo["subblock"])
 
 
 def plugin_for_rxdm(name, rxdm_version):

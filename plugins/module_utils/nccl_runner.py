@@ -28,6 +28,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_judge
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_pairing
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import parse_profile
 
 OUTPUT_TAIL = 6000
@@ -212,6 +213,7 @@ class NcclTestsRun(object):
         self.names = [h["name"] for h in hosts]
         self.addr = dict((h["name"], h.get("address") or h["name"]) for h in hosts)
         self.domain = dict((h["name"], h.get("nvlink_domain")) for h in hosts)
+        self.topology = dict((h["name"], topology.normalize(h.get("topology"))) for h in hosts)
         if len(set(self.names)) != len(self.names):
             raise RunnerInputError("hosts: duplicate node names")
         mode = self.p["mode"]
@@ -245,7 +247,7 @@ class NcclTestsRun(object):
         result.update({
             "family": self.family, "mode": mode, "nodes": self.names, "gpus_per_node": self.p["slots"],
             "threshold": self.p["threshold"], "runs": self.runs, "commands": self.commands,
-            "env": self.p.get("env") or {}, "started": started,
+            "env": self.p.get("env") or {}, "started": started, "topology": self.topology,
             "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         return result
 
@@ -339,9 +341,11 @@ class NcclTestsRun(object):
         bad_single = [n for n in self.names if singles.get(n, {}).get("status") == "fail"]
         candidates = [n for n in self.names if n not in bad_single]
         log = []
-        search = nccl_pairing.find_bad_nodes(candidates, lambda pairs: self._pair_round(pairs, log),
-                                             max_rounds=self.p.get("max_rounds", 3)) if len(candidates) >= 2 else {
+        search = nccl_pairing.find_bad_nodes(
+            candidates, lambda pairs: self._pair_round(pairs, log), max_rounds=self.p.get("max_rounds", 3),
+            topology=self.topology, pairing=self.p.get("pairing") or "topology") if len(candidates) >= 2 else {
             "bad": [], "good": [], "unknown": candidates, "rounds": [], "notes": [],
+            "fabric": {"bad": [], "suspect": []},
             "nodes": dict((n, {"status": "unknown", "reason": "no partner left to pair with"}) for n in candidates)}
         # attach the details the search does not keep
         for rnd, entries in zip(search["rounds"], log):
@@ -385,11 +389,12 @@ class NcclTestsRun(object):
                     r["verdict"].get("plugin_ok") for r in pruns) if pruns else None,
                 "rc": max([r["rc"] or 0 for r in pruns] or [0]), "hosts": self.names,
                 "seconds": round(sum(r["seconds"] for r in pruns), 2)})
-        if bad or unknown:
+        if bad or unknown or search["fabric"]["bad"] or search["fabric"]["suspect"]:
             verdict = nccl_judge.FAIL
         else:
             verdict = nccl_judge.overall(verdicts)
         return {"verdict": verdict, "collectives": verdicts, "bad_nodes": bad, "unknown_nodes": unknown,
                 "node_table": table,
                 "pairwise": {"rounds": search["rounds"], "notes": search["notes"], "single_node": singles,
-                             "bad": bad, "unknown": unknown}}
+                             "bad": bad, "unknown": unknown, "fabric": search["fabric"],
+                             "pairing": self.p.get("pairing") or "topology"}}

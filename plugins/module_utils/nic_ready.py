@@ -79,18 +79,52 @@ def ping_argv(ping, iface, mtu, peer):
     return [ping, "-M", "do", "-s", str(int(mtu) - PING_OVERHEAD), "-c", "1", "-W", "1", "-I", iface, peer]
 
 
-def check_peers(result, peers, run, ping):
-    """Ping every peer at the NIC's MTU; ``run(argv)`` returns (rc, out, err)."""
+# ping's words for a send that failed on this node before any packet left: the send queue or the
+# neighbour table was full, not the path. They are retried, and never reported as a path fault.
+LOCAL_SEND_ERRORS = ("No buffer space available", "Resource temporarily unavailable", "Cannot allocate memory")
+SEND_TRIES = 4
+
+
+def local_send_error(text):
+    """The local send error ping reported, or None."""
+    for words in LOCAL_SEND_ERRORS:
+        if words in (text or ""):
+            return words
+    return None
+
+
+def check_peers(result, peers, run, ping, sleep=None, tries=SEND_TRIES):
+    """Ping each peer at the NIC's MTU; ``run(argv)`` returns (rc, out, err).
+
+    A ping that could not even be sent (ENOBUFS and the like) is retried with a growing pause; if it never
+    goes out, the NIC gets a local problem saying so, and the peer is not counted as a failed path.
+    Returns those local problems."""
     mtu = result.get("expected_mtu") or result.get("mtu")
+    local_problems = []
     for peer in peers:
         argv = ping_argv(ping, result["iface"], mtu, peer)
-        rc, out, err = run(argv)
-        ok = rc == 0
-        result["peers"].append({"address": peer, "ok": ok, "argv": argv})
-        if not ok:
+        for attempt in range(tries):
+            rc, out, err = run(argv)
             why = (err or out or "").strip().splitlines()
+            local = None if rc == 0 else local_send_error(err or out)
+            if not local or attempt == tries - 1:
+                break
+            if sleep:
+                sleep(0.2 * (2 ** attempt))
+        ok = rc == 0
+        entry = {"address": peer, "ok": ok, "argv": argv, "tries": attempt + 1}
+        if local and not ok:
+            # nothing left the node: this says nothing about the path, so the peer is not judged
+            entry["ok"] = None
+            entry["local_error"] = local
+            local_problems.append("ping to %s could not be sent after %d tries (%s): this node's send "
+                                  "queue or neighbour table is full" % (peer, attempt + 1, local))
+            result["problems"].append(local_problems[-1])
+        elif not ok:
             result["problems"].append("ping -M do -s %d to %s failed%s" % (
                 int(mtu) - PING_OVERHEAD, peer, (" (%s)" % why[-1]) if why else ""))
+        result["peers"].append(entry)
+    return local_problems
 
 
 def check_rdma(results, rdma_devices, mode):

@@ -76,7 +76,9 @@ options:
     choices: [auto, required, skip]
     default: auto
 notes:
-  - Peer pings need C(ping) from iputils. IPv4 addresses are read with C(ip -j -4 addr show).
+  - Peer pings need C(ping) from iputils. Keep the peer lists short on large clusters (the
+    P(gpudirect.gcp.nic_peer_plan#filter) filter plans a bounded set); a node that cannot send a ping retries it.
+  - IPv4 addresses are read with C(ip -j -4 addr show).
 seealso:
   - module: gpudirect.gcp.gpu_nic_facts
 """
@@ -136,8 +138,8 @@ nics:
       elements: str
     local_problems:
       description:
-        - The part of C(problems) the NIC's own state shows (missing, down, address, MTU, RDMA), without the
-          failed pings. The pings run only when this is empty, so a failed path to a peer whose own NIC is
+        - The part of C(problems) the NIC's own state shows (missing, down, address, MTU, RDMA, pings it could
+          not send), without the failed pings. The pings run only when this is empty, so a failed path to a peer whose own NIC is
           healthy can be told apart from a NIC that is itself wrong.
       type: list
       elements: str
@@ -152,7 +154,10 @@ nics:
       type: list
       elements: str
     peers:
-      description: Each ping with C(address), C(ok) and C(argv).
+      description:
+        - Each ping with C(address), C(ok), C(argv) and C(tries).
+        - A ping this node could not send (C(No buffer space available) and the like) is retried; if it never
+          left, C(ok) is null and C(local_error) says why, since it proves nothing about the path.
       type: list
       elements: dict
   sample: [{"name": "eth1", "iface": "eth1", "ready": false, "problems": ["mtu 1460, expected 8244"],
@@ -228,7 +233,7 @@ def rdma_mode(params):
     return params["rdma"], None
 
 
-def check_once(gm, reader, ping):
+def check_once(gm, reader, ping, sleep=time.sleep):
     params = gm.params
     interfaces = nic_sysfs.read_interfaces(reader, gm.run, gm.which("ip"))
     results = [nic_ready.check_nic(item, interfaces) for item in params["nics"]]
@@ -245,7 +250,7 @@ def check_once(gm, reader, ping):
             if not ping:
                 res["problems"].append("ping (iputils) is not on this node")
             else:
-                nic_ready.check_peers(res, peers, gm.run, ping)
+                res["local_problems"] += nic_ready.check_peers(res, peers, gm.run, ping, sleep=sleep)
     for res in results:
         res["ready"] = not res["problems"]
     return results, rdma
@@ -259,7 +264,7 @@ def run_module(root="/", sleep=time.sleep, clock=time.time):
         ping = gm.which("ping") if gm.params["peers"] else None
         start = clock()
         while True:
-            results, rdma = check_once(gm, reader, ping)
+            results, rdma = check_once(gm, reader, ping, sleep)
             if all(r["ready"] for r in results) or clock() - start >= gm.params["timeout"]:
                 break
             sleep(gm.params["poll_interval"])

@@ -35,6 +35,9 @@ options:
   hosts:
     description:
       - Nodes to run on, in order; C(address) is what mpirun connects to (default C(name)).
+      - C(topology) is where the node sits (its C(gce_topology): cluster, block, sub-block, host); pairwise mode
+        pairs by it and can then blame a sub-block or block uplink, or the path between two sub-blocks, instead
+        of a node.
       - C(nvlink_domain) names the multi-node NVLink domain of the node (A4X, see the
         P(gpudirect.gcp.nvlink_domain#filter) filter); a run whose nodes share one is judged against the family's
         NVLink-domain baseline, any other against its network bar.
@@ -46,6 +49,16 @@ options:
     type: str
     choices: [cluster, pairwise]
     default: cluster
+  pairing:
+    description:
+      - How pairwise mode pairs nodes in its first round. C(topology) pairs inside sub-blocks, then isolates
+        suspects next to good nodes of their own sub-block and probes pairs of sub-blocks with the spare good
+        nodes. C(intra_subblock) does the same without the probes. C(inter_subblock) and C(inter_block) start
+        with pairs across sub-blocks of one block, or across blocks. C(order) pairs neighbours in O(hosts) order.
+      - Nodes without C(topology) are paired in O(hosts) order whatever this says.
+    type: str
+    choices: [topology, intra_subblock, inter_subblock, inter_block, order]
+    default: topology
   collectives:
     description: Collectives to run (C(all_gather), C(all_reduce), ...). Default from the family table.
     type: list
@@ -191,7 +204,16 @@ node_table:
   returned: always
   type: dict
 pairwise:
-  description: Rounds of pairs with results, single-node results and notes (pairwise mode).
+  description:
+    - Rounds of pairs with results (each with its C(locality) when nodes have topology), single-node results,
+      notes and C(fabric) (pairwise mode).
+    - C(fabric.bad) lists the fabric parts the runs blame (C(part) such as C([subblock, cluster/block/sub-block]),
+      C([block, ...]) or C([link, [sub-block, sub-block]]), C(what) in words, and the failed C(runs));
+      C(fabric.suspect) lists parts that explain the same failures equally well.
+  returned: always
+  type: dict
+topology:
+  description: Each node's placement as given in O(hosts) (normalized; empty when unknown).
   returned: always
   type: dict
 runs:
@@ -211,6 +233,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_pairing
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_runner import (
     NcclTestsRun, RunnerInputError, read_env_file)
 
@@ -235,8 +258,12 @@ def build_params(p, euid=None):
     for i, h in enumerate(out["hosts"]):
         if not isinstance(h, dict) or not h.get("name"):
             raise RunnerInputError("hosts[%d] needs a name (and optionally an address)" % i)
+        if h.get("topology") is not None and not isinstance(h["topology"], dict):
+            raise RunnerInputError("hosts[%d].topology must be a mapping (a gce_topology), got %r"
+                                   % (i, h["topology"]))
         hosts.append({"name": str(h["name"]), "address": str(h.get("address") or h["name"]),
-                      "nvlink_domain": str(h["nvlink_domain"]) if h.get("nvlink_domain") else None})
+                      "nvlink_domain": str(h["nvlink_domain"]) if h.get("nvlink_domain") else None,
+                      "topology": h.get("topology") or {}})
     if not hosts:
         raise RunnerInputError("hosts is empty")
     out["hosts"] = hosts
@@ -253,6 +280,7 @@ def run_module(executor=None, euid=None):
             family=dict(type="str", required=True),
             hosts=dict(type="list", elements="dict", required=True),
             mode=dict(type="str", choices=["cluster", "pairwise"], default="cluster"),
+            pairing=dict(type="str", choices=list(nccl_pairing.PAIRINGS), default="topology"),
             collectives=dict(type="list", elements="str"),
             minbytes=dict(type="str"),
             maxbytes=dict(type="str"),

@@ -56,7 +56,8 @@ def localise(nics_by_host, repairs):
             src = (host, _label(nic))
             for ping in nic.get("peers") or []:
                 dst = by_addr.get(ping.get("address"))
-                if dst is None or dst[0] == host or src in bad or dst in bad:
+                # ok None: the ping never left this node (a local send error), so the path is not judged
+                if dst is None or dst[0] == host or src in bad or dst in bad or ping.get("ok") is None:
                     continue
                 key = tuple(sorted([src, dst]))
                 paths[key] = paths.get(key, True) and bool(ping.get("ok"))

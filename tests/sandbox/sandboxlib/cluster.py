@@ -152,7 +152,9 @@ def _seed_files(plan, node):
                  ("var/lib/gpudirect-standin/aperture_devices/README",
                   "STAND-IN for /dev/aperture_devices: plain files, not the aperture PCI functions\n"),
                  ("etc/nccl-standin/net_name", "%s\n" % prof["plugin"]["net_name"]),
-                 ("etc/nccl-standin/README", "STAND-IN nccl-tests settings (sandbox): net_name, peak_gbps.<collective>\n"),
+                 ("etc/nccl-standin/subblock", "%(block)s/%(subblock)s\n" % node["topology"]),
+                 ("etc/nccl-standin/README", "STAND-IN nccl-tests settings (sandbox): net_name, subblock, "
+                  "peak_gbps.<collective>, and the faults slow, slow_gpu, slow_link\n"),
                  ("etc/gpudirect-standin/primary-nic", "%s\n" % node["nics"][0]["iface"]),
                  ("etc/gpudirect-standin/variant", "%s\n" % variant)]
         files += [("etc/nccl-standin/peak_gbps.%s" % coll, "%s\n" % peak)

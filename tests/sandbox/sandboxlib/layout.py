@@ -13,6 +13,7 @@ Two node variants, as Google's images differ:
           `--gpus all`, and no /var/lib/nvidia.
 """
 
+import hashlib
 import importlib.util
 import ipaddress
 import os
@@ -111,6 +112,27 @@ def iface_names(prof, variant):
     return ["eth%d" % i for i in range(count)]
 
 
+def _hex_id(*parts):
+    """A 32-hex id like the Compute API's organization-specific block/sub-block/host hashes."""
+    return hashlib.md5("/".join(str(p) for p in parts).encode("utf-8")).hexdigest()
+
+
+def topology(name, nodes):
+    """Placement of each node: 2 blocks x 2 sub-blocks from 8 nodes on, 1 x 2 from 4, else one sub-block.
+
+    Nodes fill the sub-blocks in order, as evenly as they go; ids are 32-hex like real ones."""
+    blocks = 2 if nodes >= 8 else 1
+    subs = 2 if nodes >= 4 else 1
+    groups = blocks * subs
+    out = []
+    for k in range(nodes):
+        g = k * groups // nodes
+        b, sb = g // subs, g % subs
+        out.append({"cluster": "sandbox-%s-cluster" % name, "block": _hex_id(name, "block", b),
+                    "subblock": _hex_id(name, "subblock", b, sb), "host": _hex_id(name, "host", k)})
+    return out
+
+
 def plan(name, family, nodes, slot, variant="cos"):
     """Everything `up` creates, as data (also what the inventory and the emulator describe)."""
     if variant not in VARIANTS:
@@ -131,10 +153,12 @@ def plan(name, family, nodes, slot, variant="cos"):
             "gpu": i in nics["gpu_indexes"],
         })
     hosts = []
+    placement = topology(name, nodes)
     for k in range(nodes):
         hosts.append({
             "name": node_name(name, k),
             "index": k,
+            "topology": placement[k],
             "nics": [{"name": "nic%d" % n["index"], "iface": ifaces[n["index"]], "network": n["name"],
                       "ip": address(slot, n["index"], k), "mac": mac(slot, n["index"], k)}
                      for n in nets],

@@ -177,3 +177,29 @@ def test_standin_replay_peaks_stay_within_what_the_family_can_carry(family):
         base = families.baseline(family, coll)
         if base:
             assert peak >= 0.9 * base["busbw_gbps"], coll
+
+
+def test_nccl_tests_standin_slows_only_jobs_spanning_a_slow_pair_of_sub_blocks():
+    standin = _load("nccl_tests_standin", os.path.join(STANDINS, "nccl_tests", "bin", "nccl_tests_standin.py"))
+    links = "b0/s0 b1/s1 0.25\nb0/s1 b0/s1 0.1\n"
+    assert standin.link_speed(links, {"b0/s0", "b1/s1"}) == 0.25
+    assert standin.link_speed(links, {"b0/s0", "b0/s1"}) == 1.0
+    assert standin.link_speed(links, {"b0/s1"}) == 1.0
+    assert standin.link_speed("b0/s0 b1/s1\n", {"b1/s1", "b0/s0", "b1/s0"}) == 0.5
+    assert standin.link_speed("", {"b0/s0", "b1/s1"}) == 1.0
+
+
+@pytest.mark.parametrize("nodes,blocks,subs", [(2, 1, 1), (4, 1, 2), (8, 2, 4), (16, 2, 4), (9, 2, 4)])
+def test_sandbox_nodes_sit_in_blocks_and_sub_blocks(nodes, blocks, subs):
+    sys.path.insert(0, os.path.join(ROOT, "tests", "sandbox"))
+    try:
+        from sandboxlib import layout  # pylint: disable=import-outside-toplevel
+    finally:
+        sys.path.pop(0)
+    placement = layout.topology("t", nodes)
+    assert len(set(p["block"] for p in placement)) == blocks
+    assert len(set((p["block"], p["subblock"]) for p in placement)) == subs
+    sizes = [sum(1 for p in placement if p["subblock"] == s) for s in set(p["subblock"] for p in placement)]
+    assert max(sizes) - min(sizes) <= 1
+    assert all(len(p["block"]) == len(p["subblock"]) == len(p["host"]) == 32 for p in placement)
+    assert len(set(p["host"] for p in placement)) == nodes

@@ -119,3 +119,19 @@ def test_no_rdma_devices_auto_says_so_required_fails(tmp_path):
 
 def test_rdma_skip():
     assert R.check_rdma([], {}, "skip")["checked"] is False
+
+
+def test_a_ping_the_node_could_not_send_is_retried_and_never_a_path_fault():
+    res = R.check_nic({"name": "eth1", "mtu": 8244}, {"eth1": iface("eth1")})
+    full = (2, "", "ping: sendmsg: No buffer space available")
+    answers = {"10.0.1.3": [full, full, (0, "", "")], "10.0.1.4": [full] * 4}
+    pauses = []
+    local = R.check_peers(res, ["10.0.1.3", "10.0.1.4"], lambda argv: answers[argv[-1]].pop(0), "/bin/ping",
+                          sleep=pauses.append)
+    assert [(p["ok"], p["tries"]) for p in res["peers"]] == [(True, 3), (None, 4)]
+    assert res["peers"][1]["local_error"] == "No buffer space available"
+    assert pauses == [0.2, 0.4, 0.2, 0.4, 0.8]
+    assert local == res["problems"] == [
+        "ping to 10.0.1.4 could not be sent after 4 tries (No buffer space available): this node's send queue "
+        "or neighbour table is full"]
+    assert not any(p.startswith("ping -M do") for p in res["problems"])

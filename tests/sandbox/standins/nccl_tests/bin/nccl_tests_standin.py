@@ -24,7 +24,11 @@ real MPI_Allreduce/MPI_Allgather calls over the job's transport:
     part in (the collective runs at the speed of its slowest member); single-node
     runs do not touch the network and are not slowed;
   - slow GPU: /etc/nccl-standin/slow_gpu (same format) slows every run on that node,
-    single-node ones included, like an NVLink/GPU fault.
+    single-node ones included, like an NVLink/GPU fault;
+  - slow path between two sub-blocks: /etc/nccl-standin/slow_link lines
+    "<block>/<sub-block> <block>/<sub-block> [factor]" (on any rank of the job) slow
+    every run with nodes in both sub-blocks, as a bad link between two racks would;
+    each node's own sub-block is in /etc/nccl-standin/subblock (the sandbox writes it).
 Rank 0 then prints a recorded real output (bin/recorded/) re-sampled to the
 requested -b/-e/-f range, in the nccl-tests 2.19 text format, rescaled to
 NCCL_STANDIN_PEAK_GBPS, /etc/nccl-standin/peak_gbps.<collective> or
@@ -241,6 +245,16 @@ def sizes(minb, maxb, factor, step):
     return out
 
 
+def link_speed(text, subblocks):
+    """The slow_link factor for a job whose nodes sit in these sub-blocks (1.0 when no slow link joins two)."""
+    speed = 1.0
+    for line in (text or "").splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0] != words[1] and words[0] in subblocks and words[1] in subblocks:
+            speed = min(speed, speed_factor(words[2] if len(words) > 2 else ""))
+    return speed
+
+
 def main():
     # the *_perf wrapper scripts pass their own name
     prog = os.environ.get("NCCL_STANDIN_PROG") or os.path.basename(sys.argv[0])
@@ -289,6 +303,11 @@ def main():
     net_speed, gpu_speed = speed_factor(read_conf("slow")), speed_factor(read_conf("slow_gpu"))
     fits, plugin, net_speed, gpu_speed = mpi.allreduce_min([fits, plugin, net_speed, gpu_speed])
     hosts = mpi.allgather_str(host)
+    # sub-block ids are two 32-hex hashes; a few slow_link lines fit in 1 KiB
+    subblocks = set(mpi.allgather_str(read_conf("subblock") or "-", width=128))
+    links = "\n".join(mpi.allgather_str((read_conf("slow_link") or "").replace("\n", ";"), width=1024))
+    links = links.replace(";", "\n")
+    net_speed = min(net_speed, link_speed(links, subblocks))
     # only runs that span nodes use the network
     speed = gpu_speed * (net_speed if len(set(hosts)) > 1 else 1.0)
     nranks = mpi.size * nthreads * ngpus

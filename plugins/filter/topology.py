@@ -1,0 +1,59 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters that order nodes and plan their pings by where they sit (plugins/plugin_utils/peer_plan.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import peer_plan
+
+
+def _mapping(value, what):
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise AnsibleFilterError("%s must be a mapping (a gce_topology), got %r" % (what, value))
+    return value
+
+
+def topology_sort(items, key="topology"):
+    """Sort a list of mappings by the placement under ``key`` (cluster, block, sub-block, host, then name)."""
+    if not isinstance(items, (list, tuple)):
+        raise AnsibleFilterError("topology_sort: expects a list of mappings, got %s" % type(items).__name__)
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise AnsibleFilterError("topology_sort: item %d is not a mapping: %r" % (i, item))
+        _mapping(item.get(key), "topology_sort: item %d's %s" % (i, key))
+    return sorted(items, key=lambda item: topology.sort_key(topology.normalize(item.get(key)), item.get("name", "")))
+
+
+def nic_peer_plan(hosts, host, hostvars, sampled=2):
+    """{network: [addresses]} the host pings from each GPU NIC: ring neighbours plus ``sampled`` peers."""
+    if not isinstance(hosts, (list, tuple)):
+        raise AnsibleFilterError("nic_peer_plan: expects the list of play hosts, got %s" % type(hosts).__name__)
+    try:
+        sampled = int(sampled)
+    except (TypeError, ValueError):
+        raise AnsibleFilterError("nic_peer_plan: sampled must be a whole number, got %r" % (sampled,))
+    if sampled < 0:
+        raise AnsibleFilterError("nic_peer_plan: sampled must be 0 or more, got %d" % sampled)
+    hosts = [str(h) for h in hosts]
+    placement, nics = {}, {}
+    for name in hosts:
+        hvars = hostvars[name] if name in hostvars else {}
+        placement[name] = topology.normalize(_mapping(hvars.get("gce_topology"), "%s's gce_topology" % name))
+        records = hvars.get("gpu_nics") or []
+        if not isinstance(records, (list, tuple)) or not all(isinstance(r, dict) for r in records):
+            raise AnsibleFilterError("nic_peer_plan: %s's gpu_nics must be a list of NIC records" % name)
+        nics[name] = [{"network": r.get("network"), "ip": r.get("ip")} for r in records]
+    return peer_plan.nic_peers(str(host), hosts, nics, placement, sampled)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"topology_sort": topology_sort, "nic_peer_plan": nic_peer_plan}
