@@ -9,6 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils import topology as topology_reader
 
 
 def family_profile(name):
@@ -36,7 +37,7 @@ def nvlink_domain(topology, family):
         raise AnsibleFilterError("nvlink_domain: unknown GPU family %r" % (family,))
     if topology is not None and not isinstance(topology, dict):
         raise AnsibleFilterError("nvlink_domain: expects a gce_topology mapping, got %r" % (topology,))
-    return families.nvlink_domain(family, topology) or ""
+    return families.nvlink_domain(family, topology_reader.normalize(topology)) or ""
 
 
 def version_pair_error(family, plugin_version, rxdm_version):

@@ -41,8 +41,6 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology as topology_reader
-
 UNKNOWN = None
 
 TRANSPORTS = ("tcpx", "tcpxo", "gib")
@@ -678,7 +676,8 @@ def nvlink_domain(name, topology):
     """
     if not has_nvlink_domains(name):
         return None
-    topo = topology_reader.normalize(topology)
+    # normalized placement (module_utils/topology.py; this file stays importable on its own)
+    topo = topology or {}
     if not topo.get("block") or not topo.get("subblock"):
         return None
     return "%s/%s" % (topo["block"], topo["subblock"])

@@ -3,9 +3,12 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Findings of the NCCL tests run among the nodes that passed the node checks.
 
-A bad node found by the pairwise search is a finding on that node; what the
-search cannot pin on a node (cluster mode, an even split, a run that did not
-complete) is a finding of the cluster (host null).
+A bad node found by the pairwise search is a finding on that node.  A fabric
+part the search blames (a sub-block's or a block's uplink, the path between two
+sub-blocks) is a finding of the cluster naming that part, with the runs that
+failed across it and their busbw; the nodes at its ends are not blamed.  What
+the search cannot pin on anything (cluster mode, an even split, a run that did
+not complete) is a finding of the cluster too (host null).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -46,9 +49,33 @@ def from_result(result, repairs):
         reason = (table.get(node) or {}).get("reason") or "not isolated"
         out.append(finding(node, "fabric", "busbw", "warn", "the pairwise search could not clear this node: %s"
                            % reason, None))
-    if not bad:
+    fabric = (result.get("pairwise") or {}).get("fabric") or {}
+    busbw = _pair_busbw(result)
+    for item in fabric.get("bad") or []:
+        runs = ["%s%s" % (run, busbw.get(run, "")) for run in item.get("runs") or []]
+        out.append(finding(None, "fabric", item["what"], "fail",
+                           "every run across it failed between nodes that pass elsewhere (%s): the fault is in "
+                           "the fabric, not in the nodes; report it to Google Cloud with these runs"
+                           % ", ".join(runs), None))
+    for item in fabric.get("suspect") or []:
+        out.append(finding(None, "fabric", item["what"], "warn",
+                           "failed runs that these explain equally well; more nodes in the parts named, or a rerun "
+                           "with another pairing, can tell them apart", None))
+    if not bad and not fabric.get("bad"):
         for verdict in result.get("collectives") or []:
             if verdict.get("status") == "fail":
                 out.append(finding(None, "fabric", verdict.get("collective"), "fail",
                                    "; ".join(verdict.get("reasons") or []) or "below the baseline", None))
+    return out
+
+
+def _pair_busbw(result):
+    """'a+b' -> ' (12.3 GB/s all_gather)' from the pairwise rounds, for naming the slow runs."""
+    out = {}
+    for rnd in (result.get("pairwise") or {}).get("rounds") or []:
+        for entry in rnd:
+            pair = "+".join(sorted(entry.get("pair") or []))
+            figures = ["%.1f GB/s %s" % (bw, coll) for coll, bw in sorted((entry.get("busbw_gbps") or {}).items())
+                       if isinstance(bw, (int, float))]
+            out[pair] = " (%s)" % ", ".join(figures) if figures else " (no result)"
     return out

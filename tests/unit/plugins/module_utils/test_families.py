@@ -7,10 +7,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
+import subprocess
+import sys
 
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families as F
+from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
 
 EXPECTED = {
     "a3-high": ("a3-highgpu-8g", "tcpx"),
@@ -119,7 +122,7 @@ def test_a4x_judges_nvlink_domain_and_network_pairs_apart():
     assert F.FAMILIES["a4x"]["avg_busbw_floor"]["gbps"] == 160.0
     assert F.has_nvlink_domains("a4x") and not F.has_nvlink_domains("a4")
     assert F.nvlink_domain("a4x", {"block": "b1", "subblock": "s2", "host": "h"}) == "b1/s2"
-    assert F.nvlink_domain("a4x", {"block": "b1", "subBlock": "s2"}) == "b1/s2"
+    assert F.nvlink_domain("a4x", topology.normalize({"block": "b1", "subBlock": "s2"})) == "b1/s2"
     assert F.nvlink_domain("a4x", {}) is None and F.nvlink_domain("a4", {"block": "b", "subblock": "s"}) is None
 
 
@@ -233,3 +236,13 @@ def test_every_source_key_in_the_table_is_in_its_legend():
             if re.match(r"^[A-Z][A-Z0-9]{1,5}$", word):
                 used.add(word)
     assert used and used <= legend, sorted(used - legend)
+
+
+def test_the_family_table_loads_on_its_own_as_the_sandbox_and_doc_tools_load_it():
+    # they load the file by path, with no collection on sys.path
+    code = ("import importlib.util, sys; spec = importlib.util.spec_from_file_location('f', sys.argv[1]); "
+            "mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod); print(len(mod.FAMILIES))")
+    out = subprocess.run([sys.executable, "-S", "-c", code, F.__file__], capture_output=True, text=True, check=False,
+                         cwd="/")
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == len(F.FAMILIES)

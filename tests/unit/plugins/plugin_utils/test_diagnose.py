@@ -231,6 +231,20 @@ def test_fabric_findings_name_the_slow_node_or_say_why_not_run():
     assert keys(cluster_fail) == [(None, "fabric", "all_gather")]
 
 
+def test_a_blamed_sub_block_path_is_one_cluster_finding_and_no_node_is_blamed():
+    link = {"part": ["link", ["c/b0/s0", "c/b1/s1"]], "what": "path between sub-blocks c/b0/s0 and c/b1/s1",
+            "runs": ["n0+n6"]}
+    result = {"verdict": "fail", "bad_nodes": [], "node_table": {},
+              "collectives": [{"collective": "all_gather", "status": "fail", "reasons": ["failing pairs: n0+n6"]}],
+              "pairwise": {"rounds": [[{"pair": ["n6", "n0"], "ok": False, "busbw_gbps": {"all_gather": 40.25}}]],
+                           "fabric": {"bad": [link], "suspect": [{"what": "sub-block c/b0/s2 uplink or node n4"}]}}}
+    found = diagnose.all_findings([], result, ["n0", "n6"], ["n0", "n6"], REPAIRS)
+    assert keys(found) == [(None, "fabric", "path between sub-blocks c/b0/s0 and c/b1/s1"),
+                           (None, "fabric", "sub-block c/b0/s2 uplink or node n4")]
+    assert [f["severity"] for f in found] == ["fail", "warn"]
+    assert "n0+n6 (40.2 GB/s all_gather)" in found[0]["cause"] and found[0]["repair"] is None
+
+
 def test_summary_and_order():
     items = [{"host": None, "component": "fabric", "subject": "x", "severity": "warn", "cause": "", "repair": None},
              {"host": "n1", "component": "nic", "subject": "eth1", "severity": "fail", "cause": "", "repair": None}]
