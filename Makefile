@@ -14,7 +14,7 @@ VARIANT ?= cos
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose clean
+.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-pairing clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
@@ -22,6 +22,7 @@ help:
 	@echo "make test       lint, sanity, unit, integration and Molecule tests"
 	@echo "make bench      inventory benchmark (prints figures and ratios)"
 	@echo "make bench-diagnose  diagnose on 2- and 4-node sandboxes (prints figures and the ratio)"
+	@echo "make bench-pairing   the pairwise fault search simulated on 8..1024 nodes (prints figures)"
 	@echo "make ee         build the AWX execution environment image locally"
 
 system-deps:
@@ -72,6 +73,10 @@ bench: deps
 
 bench-diagnose: deps
 	@benchmarks/diagnose/run.sh
+
+bench-pairing: venv
+	@scripts/link-collection.sh
+	@$(BIN)/python benchmarks/pairing/bench.py
 
 clean:
 	rm -rf build .cache tests/output

@@ -118,11 +118,12 @@ def _hex_id(*parts):
 
 
 def topology(name, nodes):
-    """Placement of each node: 2 blocks x 2 sub-blocks from 8 nodes on, 1 x 2 from 4, else one sub-block.
+    """Placement of each node: 2 blocks x 2 sub-blocks from 8 nodes on, else one sub-block.
 
-    Nodes fill the sub-blocks in order, as evenly as they go; ids are 32-hex like real ones."""
-    blocks = 2 if nodes >= 8 else 1
-    subs = 2 if nodes >= 4 else 1
+    Smaller sandboxes share one sub-block so that every node has a partner below
+    the uplinks. Nodes fill the sub-blocks in order, as evenly as they go; ids
+    are 32-hex like real ones."""
+    blocks = subs = 2 if nodes >= 8 else 1
     groups = blocks * subs
     out = []
     for k in range(nodes):
