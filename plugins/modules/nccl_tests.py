@@ -35,7 +35,7 @@ options:
   hosts:
     description:
       - Nodes to run on, in order; C(address) is what mpirun connects to (default C(name)).
-      - C(topology) is where the node sits (its C(gce_topology): cluster, block, sub-block, host); pairwise mode
+      - C(topology) is where the node sits, its C(gce_topology) (cluster, block, sub-block, host). Pairwise mode
         pairs by it and can then blame a sub-block or block uplink, or the path between two sub-blocks, instead
         of a node.
       - C(nvlink_domain) names the multi-node NVLink domain of the node (A4X, see the
