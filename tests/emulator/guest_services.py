@@ -2,22 +2,41 @@
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What a GCE guest reaches besides the Compute API, for tests: the metadata
-server's service-account token endpoint, and an Artifact Registry front that
-requires those tokens before it serves the local registry's images.
+server's service-account token endpoint and placement attributes, and an
+Artifact Registry front that requires those tokens before it serves the local
+registry's images.
 
     python tests/emulator/guest_services.py --upstream 127.0.0.1:5000
         [--host 127.0.0.1] [--metadata-port 0] [--registry-port 0]
-        [--token-ttl 300] [--ready-file PATH]
+        [--token-ttl 300] [--topology-file PATH] [--ready-file PATH]
 
-Metadata: GET /computeMetadata/v1/instance/service-accounts/default/token with
-the header Metadata-Flavor: Google answers {access_token, expires_in,
-token_type: Bearer} (a new short-lived token each time); without the header
-403, as on GCE.  Registry: every request needs Authorization: Basic
+Metadata: every request needs the header Metadata-Flavor: Google, else 403, as
+on GCE.  GET /computeMetadata/v1/instance/service-accounts/default/token
+answers {access_token, expires_in, token_type: Bearer} (a new short-lived
+token each time).  GET /computeMetadata/v1/instance/attributes/physical_host
+and .../physical_host_topology answer the calling node's placement: the node
+is the request's source address, looked up in the --topology-file JSON
+
+    {"10.0.0.5": {"physical_host": "/block/subblock/host",
+                  "physical_host_topology": {"cluster": "c", "block": "block",
+                                             "subBlock": "subblock", "host": "host"}}}
+
+physical_host is served as given; physical_host_topology as JSON when it is an
+object, or as given when it is a string (so a test can serve text that is not
+JSON).  An address the file does not name, an attribute its entry lacks (or
+null), no --topology-file and a file that does not exist yet all answer 404,
+as a VM without placement data does.  The file is read again whenever its
+mtime, size or inode changes, so a test can change a node's answer while the
+server runs; a file that is not a JSON object of objects answers 500 naming
+it.  Other paths answer 404.
+
+Registry: every request needs Authorization: Basic
 base64(oauth2accesstoken:<live token>), the scheme Google documents for access
 tokens; otherwise 401 with a WWW-Authenticate challenge and the registry
 API's UNAUTHORIZED error.  Reads (GET, HEAD) are forwarded to the upstream
 registry; writes answer 405.  Tokens never reach the log: it records method,
-path, status and whether the credentials were missing, unknown or valid.
+path, status, the caller's address for placement attributes and whether the
+registry credentials were missing, unknown or valid.
 With --ready-file it writes {"metadata": URL, "registry": host:port} once it listens.
 """
 
@@ -27,6 +46,7 @@ import argparse
 import base64
 import http.client
 import json
+import os
 import secrets
 import sys
 import threading
@@ -34,6 +54,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOKEN_PATH = "/computeMetadata/v1/instance/service-accounts/default/token"
+ATTRIBUTES_PATH = "/computeMetadata/v1/instance/attributes/"
+PLACEMENT_ATTRIBUTES = ("physical_host", "physical_host_topology")
 USERNAME = "oauth2accesstoken"
 FORWARDED = ("Content-Type", "Content-Length", "Docker-Content-Digest", "Docker-Distribution-Api-Version", "Etag")
 
@@ -56,20 +78,64 @@ class Tokens(object):
             return bool(expiry and expiry > time.time())
 
 
+class Placements(object):
+    """Each node's placement attributes from the topology file, re-read when it changes; thread-safe."""
+
+    def __init__(self, path):
+        self.path, self.lock, self.stamp, self.nodes, self.error = path, threading.Lock(), None, {}, None
+
+    def _load(self):
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self.stamp, self.nodes, self.error = None, {}, None
+            return
+        except OSError as exc:
+            self.stamp, self.nodes, self.error = None, {}, "topology file %s: %s" % (self.path, exc)
+            return
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if stamp == self.stamp:
+            return
+        self.stamp = stamp
+        try:
+            with open(self.path) as fh:
+                nodes = json.load(fh)
+            if not isinstance(nodes, dict) or not all(isinstance(v, dict) for v in nodes.values()):
+                raise ValueError("not a JSON object of node address -> attributes objects")
+        except (OSError, ValueError) as exc:
+            self.nodes, self.error = {}, "topology file %s: %s" % (self.path, exc)
+            return
+        self.nodes, self.error = nodes, None
+
+    def attribute(self, address, name):
+        """(status, body) for one node's attribute: 200 with its text, 404 when it has none, 500 on a bad file."""
+        with self.lock:
+            if self.path:
+                self._load()
+            if self.error:
+                return 500, self.error + "\n"
+            value = self.nodes.get(address, {}).get(name)
+        if value is None:
+            return 404, "no attribute %s for %s\n" % (name, address)
+        if name == "physical_host_topology" and not isinstance(value, str):
+            return 200, json.dumps(value)
+        return 200, str(value)
+
+
 def _log(kind, handler, status, note=""):
     sys.stderr.write("%s %s %s %d%s\n" % (kind, handler.command, handler.path.split("?", 1)[0], status,
                                           " " + note if note else ""))
     sys.stderr.flush()
 
 
-def metadata_handler(tokens):
+def metadata_handler(tokens, placements):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def log_message(self, fmt, *args):  # pylint: disable=arguments-differ
             pass
 
-        def _send(self, status, body, ctype="application/json"):
+        def _send(self, status, body, ctype="application/json", note=""):
             data = body.encode()
             self.send_response(status)
             self.send_header("Content-Type", ctype)
@@ -77,14 +143,20 @@ def metadata_handler(tokens):
             self.send_header("Metadata-Flavor", "Google")
             self.end_headers()
             self.wfile.write(data)
-            _log("metadata", self, status)
+            _log("metadata", self, status, note)
 
         def do_GET(self):  # pylint: disable=invalid-name
+            path = self.path.split("?", 1)[0]
+            name = path[len(ATTRIBUTES_PATH):] if path.startswith(ATTRIBUTES_PATH) else None
             if self.headers.get("Metadata-Flavor") != "Google":
                 self._send(403, "Missing required header: Metadata-Flavor: Google\n", "text/plain")
-            elif self.path.split("?", 1)[0] == TOKEN_PATH:
+            elif path == TOKEN_PATH:
                 self._send(200, json.dumps({"access_token": tokens.issue(), "expires_in": tokens.ttl,
                                             "token_type": "Bearer"}))
+            elif name in PLACEMENT_ATTRIBUTES:
+                caller = self.client_address[0]
+                status, body = placements.attribute(caller, name)
+                self._send(status, body, "application/text", "caller %s" % caller)
             else:
                 self._send(404, "not served by the sandbox metadata stand-in: %s\n" % self.path, "text/plain")
     return Handler
@@ -158,10 +230,10 @@ def registry_handler(tokens, upstream):
     return Handler
 
 
-def serve(host, metadata_port, registry_port, upstream, ttl):
+def serve(host, metadata_port, registry_port, upstream, ttl, topology_file=None):
     """Start both servers in threads; return (metadata server, registry server, tokens)."""
     tokens = Tokens(ttl)
-    metadata = ThreadingHTTPServer((host, metadata_port), metadata_handler(tokens))
+    metadata = ThreadingHTTPServer((host, metadata_port), metadata_handler(tokens, Placements(topology_file)))
     registry = ThreadingHTTPServer((host, registry_port), registry_handler(tokens, upstream))
     for server in (metadata, registry):
         server.daemon_threads = True
@@ -176,11 +248,12 @@ def main(argv=None):
     parser.add_argument("--metadata-port", type=int, default=0)
     parser.add_argument("--registry-port", type=int, default=0)
     parser.add_argument("--token-ttl", type=int, default=300)
+    parser.add_argument("--topology-file", help="JSON: node address -> its physical_host and physical_host_topology")
     parser.add_argument("--ready-file")
     args = parser.parse_args(argv)
     try:
         metadata, registry, _tokens = serve(args.host, args.metadata_port, args.registry_port, args.upstream,
-                                            args.token_ttl)
+                                            args.token_ttl, args.topology_file)
     except OSError as exc:
         print("guest_services: cannot listen on %s: %s" % (args.host, exc), file=sys.stderr)
         return 1
