@@ -168,3 +168,24 @@ def devices(host, ev, repairs):
             cause += "; the family's kernel modules not loaded: %s" % ", ".join(unloaded)
         out.append(finding(host, "host", dev["path"], "fail", cause, repairs.role(host, "host")))
     return out
+
+
+def topology(host, ev):
+    """Warnings when the node's metadata server and the inventory disagree on where it sits, or cannot be read.
+
+    A wrong placement misorders ranks and misleads the pairwise search, but the fabric still works: warn."""
+    state = ev.get("topology")
+    if not state:
+        return []
+    if state.get("error"):
+        return [finding(host, "topology", "placement", "warn",
+                        "cannot read the placement from the metadata server: %s" % state["error"], None)]
+    if state.get("mismatches"):
+        return [finding(host, "topology", "placement", "warn",
+                        "the inventory and the node disagree (%s): the VM moved or the inventory's cache is stale; "
+                        "refresh the inventory (ansible-inventory --flush-cache)" % "; ".join(state["mismatches"]),
+                        None)]
+    if state.get("expected") and not state.get("observed"):
+        return [finding(host, "topology", "placement", "warn",
+                        "the inventory places the node but its metadata server has no placement data", None)]
+    return []

@@ -58,12 +58,8 @@ def fixture(plan):
             "guestAccelerators": [{"acceleratorType": "zones/%s/acceleratorTypes/%s" % (zone, prof["gpu"]["model"]),
                                    "acceleratorCount": prof["gpu"]["count"]}],
             "scheduling": {"provisioningModel": "STANDARD", "onHostMaintenance": "TERMINATE"},
-            # both forms, the structured one with the sub-block key spelled as Google's docs spell it
-            "resourceStatus": {"physicalHost": "/%(block)s/%(subblock)s/%(host)s" % node["topology"],
-                               "physicalHostTopology": {"cluster": node["topology"]["cluster"],
-                                                        "block": node["topology"]["block"],
-                                                        "subBlock": node["topology"]["subblock"],
-                                                        "host": node["topology"]["host"]}},
+            "resourceStatus": {"physicalHost": layout.physical_host(node["topology"]),
+                               "physicalHostTopology": layout.physical_host_topology(node["topology"])},
             "metadata": {"items": [{"key": "gpudirect-sandbox", "value": "STAND-IN: podman node, no GPU"}]},
         })
     networks = dict((n["name"], {"name": n["name"], "mtu": n["mtu"]}) for n in plan["networks"])

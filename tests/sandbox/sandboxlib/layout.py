@@ -134,6 +134,16 @@ def topology(name, nodes):
     return out
 
 
+def physical_host(topo):
+    """The flat form (resourceStatus.physicalHost, metadata physical_host): /block/sub-block/host."""
+    return "/%(block)s/%(subblock)s/%(host)s" % topo
+
+
+def physical_host_topology(topo):
+    """The structured form, with the sub-block key spelled as Google's docs spell it."""
+    return {"cluster": topo["cluster"], "block": topo["block"], "subBlock": topo["subblock"], "host": topo["host"]}
+
+
 def plan(name, family, nodes, slot, variant="cos"):
     """Everything `up` creates, as data (also what the inventory and the emulator describe)."""
     if variant not in VARIANTS:

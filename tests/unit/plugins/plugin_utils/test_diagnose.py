@@ -245,6 +245,24 @@ def test_a_blamed_sub_block_path_is_one_cluster_finding_and_no_node_is_blamed():
     assert "n0+n6 (40.2 GB/s all_gather)" in found[0]["cause"] and found[0]["repair"] is None
 
 
+def test_placement_the_node_disagrees_with_or_cannot_read_is_a_topology_warning():
+    hosts, ev = cluster(3)
+    place = {"cluster": "c", "block": "b1", "subblock": "s1", "host": "h0"}
+    ev["n0"]["topology"] = {"error": None, "expected": place, "observed": place, "source": "physical_host_topology",
+                            "mismatches": []}
+    ev["n1"]["topology"] = {"error": None, "expected": place, "observed": dict(place, block="b2"),
+                            "mismatches": ["block: inventory says b1, node says b2"]}
+    ev["n2"]["topology"] = {"error": "cannot reach http://metadata.google.internal/...: timed out", "expected": {},
+                            "observed": {}, "mismatches": []}
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert keys(found) == [("n1", "topology", "placement"), ("n2", "topology", "placement")]
+    assert all(f["severity"] == "warn" for f in found)
+    assert "block: inventory says b1, node says b2" in found[0]["cause"]
+    assert diagnose.passing(found, hosts) == hosts
+    ev["n0"]["topology"]["observed"] = {}
+    assert keys(diagnose.node_findings({"n0": ev["n0"]}, ["n0"], REPAIRS)) == [("n0", "topology", "placement")]
+
+
 def test_summary_and_order():
     items = [{"host": None, "component": "fabric", "subject": "x", "severity": "warn", "cause": "", "repair": None},
              {"host": "n1", "component": "nic", "subject": "eth1", "severity": "fail", "cause": "", "repair": None}]
