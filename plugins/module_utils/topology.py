@@ -58,7 +58,7 @@ def parse_physical_host(value):
     text = _text(value)
     if not text or not text.startswith("/"):
         return {}
-    parts = [p for p in text.strip("/").split("/")]
+    parts = text.strip("/").split("/")
     if any(not p for p in parts):
         return {}
     if len(parts) == 3:

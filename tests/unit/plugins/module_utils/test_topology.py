@@ -63,7 +63,7 @@ def test_ids_locality_and_order():
     assert t.locality(a, dict(a, cluster="other")) == t.FAR
     assert t.locality(a, {}) == t.UNKNOWN
     names = sorted([("n3", d), ("n0", {}), ("n2", c), ("n1", b), ("n4", a)], key=lambda x: t.sort_key(x[1], x[0]))
-    assert [n for n, _ in names] == ["n4", "n1", "n2", "n3", "n0"]
+    assert [n for n, _topo in names] == ["n4", "n1", "n2", "n3", "n0"]
 
 
 def test_differences_name_each_level():
