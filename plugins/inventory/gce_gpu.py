@@ -13,7 +13,16 @@ description:
   - Lists the Compute Engine instances of one or more projects and keeps the A3 and A4 GPU VMs
     (machine types from the collection's machine-family table), running ones by default.
   - Each host gets C(gpu_family), C(gpu_transport), its NICs in API order with the VPC MTU (C(gce_nics)),
-    the NICs that carry GPU traffic for its family (C(gpu_nics)), placement, reservation and topology facts.
+    the NICs that carry GPU traffic for its family (C(gpu_nics)), where it lives and its physical topology
+    (C(gce_topology)); O(host_vars=full) adds the labels, machine type, placement, reservation and accelerator facts.
+  - C(gce_topology) is C({cluster, block, subblock, host}) from C(resourceStatus.physicalHostTopology) (its keys
+    read in any casing, C(subBlock) included), else parsed from C(resourceStatus.physicalHost)
+    (C(/block/sub-block/host)); levels the API does not give are left out, and a VM without placement data gets
+    C({}). The C(-v) summary line counts the hosts without placement data.
+  - Default groups are C(family_<family>), C(transport_<transport>), C(zone_<zone>), C(project_<project>),
+    C(placement_<policy>), C(block_<block>) and C(subblock_<block>_<sub-block>), with every character that is not
+    a letter, digit or underscore made an underscore.
+  - O(compose), O(groups) and O(keyed_groups) see every host variable of O(host_vars=full), whatever O(host_vars) keeps.
   - Uses aggregated lists with C(maxResults=500), C(returnPartialSuccess) and a field mask, queries
     projects (and zones) in parallel over one reused session, and retries throttling and server errors.
   - The configuration file name must end in C(gce_gpu.yml) or C(gce_gpu.yaml); an option it does not know is
@@ -22,7 +31,8 @@ description:
     an internal IP) is left out with a warning naming it and why; a summary counts them.
   - The cache is keyed by the file and every option that changes the answer, credentials included as a hash
     (never stored). A partial answer (a project skipped, zones unreachable) is cached with its warnings, which
-    every cached read repeats.
+    every cached read repeats. The cache holds every host variable; O(host_vars) and O(extra_host_vars) only
+    choose what each host keeps of it, so they are not part of the key.
 author:
   - gpudirect.gcp contributors (@gpudirect)
 extends_documentation_fragment:
@@ -239,8 +249,35 @@ options:
     default: 16
     env:
       - name: GCP_GCE_GPU_MAX_WORKERS
+  host_vars:
+    description:
+      - Which host variables each host keeps.
+      - V(minimal) keeps what the collection's roles, playbooks and AWX project read - C(gpu_family),
+        C(gpu_transport), C(gce_project), C(gce_zone), C(gce_name), C(gce_status), C(gce_topology), C(gce_nics)
+        and C(gpu_nics), whose NIC records keep C(name), C(network), C(ip), C(mtu) and C(mac) - plus C(ansible_host).
+      - V(full) also keeps C(gce_id), C(gce_machine_type), C(gce_labels), C(gce_provisioning_model),
+        C(gce_placement_policies), C(gce_reservation), C(gce_accelerators), and the C(nic_type), C(subnetwork)
+        and C(public_ip) of each NIC.
+      - ansible-core pays for every value an inventory sets, when it is added and whenever the host's variables are
+        resolved or listed; V(minimal) keeps about 60% of the values of V(full).
+      - O(compose), O(groups), O(keyed_groups), O(hostnames) and the default groups read every variable either way,
+        and the cache holds every variable, so changing this option needs no new API call.
+    type: str
+    default: minimal
+    choices: [minimal, full]
+    env:
+      - name: GCP_GCE_GPU_HOST_VARS
+  extra_host_vars:
+    description:
+      - Host variables of O(host_vars=full) to keep as well with O(host_vars=minimal), for example C([gce_labels]).
+      - An unknown name is an error that names the closest valid one.
+    type: list
+    elements: str
+    default: []
+    env:
+      - name: GCP_GCE_GPU_EXTRA_HOST_VARS
   keep_raw:
-    description: Add the raw instance resource (no field mask) as C(gce_raw).
+    description: Add the raw instance resource (no field mask) as C(gce_raw), with either O(host_vars).
     type: bool
     default: false
     env:
@@ -287,6 +324,18 @@ cache: true
 cache_plugin: ansible.builtin.jsonfile
 cache_connection: ~/.cache/gce_gpu
 cache_timeout: 3600
+
+---
+# Keep the labels on each host too; group by sub-block, and by reservation (which keyed_groups
+# reads although host_vars: minimal does not keep it on the host)
+plugin: gpudirect.gcp.gce_gpu
+projects: [ml-training-prod]
+extra_host_vars: [gce_labels]
+keyed_groups:
+  - key: gce_topology.subblock
+    prefix: sb
+  - key: gce_reservation | default('none', true)
+    prefix: reservation
 """
 
 import difflib
@@ -315,11 +364,14 @@ _CORE_UNTRUSTS_INVENTORY = getattr(BaseInventoryPlugin, "trusted_by_default", Tr
 
 display = Display()
 
+# The shape of a cached answer; a new one keys a new cache entry instead of serving hosts of the old shape.
+_CACHE_FORMAT = 2
 _REGEX_FORM = re.compile(r"\s(eq|ne)\s")
 _CHOICES = {
     "auth_kind": gce_api.AUTH_KINDS,
     "duplicate_hostnames": ("qualify", "error"),
     "ansible_host_source": gce_hosts.ANSIBLE_HOST_SOURCES,
+    "host_vars": gce_hosts.HOST_VARS_MODES,
 }
 
 
@@ -364,7 +416,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             "projects", "zones", "filters", "include_filters", "exclude_filters", "machine_types",
             "statuses", "server_side_filter", "hostnames", "duplicate_hostnames", "ansible_host_source",
             "strict_permissions", "max_workers", "keep_raw", "auth_kind", "api_endpoint", "timeout",
-            "retries", "retry_max_time", "project_timeout"))
+            "retries", "retry_max_time", "project_timeout", "host_vars", "extra_host_vars"))
         endpoint = opts["api_endpoint"] or ""
         if not re.match(r"^https?://[^/\s]+", endpoint):
             raise AnsibleParserError("option api_endpoint: %r is not a URL with a scheme; write it as "
@@ -392,6 +444,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             raise AnsibleParserError("option hostnames: %s" % exc)
         if not opts["hostnames"]:
             raise AnsibleParserError("option hostnames is empty")
+        try:
+            gce_hosts.kept_vars(opts["host_vars"], opts["extra_host_vars"] or [])
+        except ValueError as exc:
+            raise AnsibleParserError(str(exc))
+        opts["extra_host_vars"] = sorted(set(opts["extra_host_vars"] or []))
         for name in ("include_filters", "exclude_filters"):
             opts[name] = [_as_exprs(e, name) for e in opts[name] or []]
         opts["filters"] = _as_exprs(opts["filters"] or [], "filters")
@@ -551,10 +608,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         for text in warnings:
             self._warn("gce_gpu: %s" % text)
         self.stats.update({"requests": client.request_count, "retries": client.retry_count,
-                           "hosts": len(hosts), "seconds": round(time.monotonic() - started, 3),
+                           "seconds": round(time.monotonic() - started, 3),
                            "setup": round(api_started - started, 3), "api": round(api_done - api_started, 3)})
-        display.vvv("gce_gpu: %(hosts)d hosts from %(requests)d API requests (%(retries)d retries) "
-                    "in %(seconds).3f s (client set-up %(setup).3f s, API calls %(api).3f s)" % self.stats)
         return [[name, hvars] for name, hvars in hosts]
 
     def _network_mtus(self, client, pool, kept, listed):
@@ -575,8 +630,13 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     # -- inventory ------------------------------------------------------------
 
     def _populate(self, hosts, opts):
+        """Add the hosts with the variables host_vars keeps; groups and constructed options see them all."""
         strict = self.get_option("strict")
         compose, groups, keyed = (self.get_option(k) for k in ("compose", "groups", "keyed_groups"))
+        names, nic_keys = gce_hosts.kept_vars(opts["host_vars"], opts["extra_host_vars"])
+        if opts["keep_raw"]:
+            names += ("gce_raw",)
+        unplaced = values = 0
         for name, hvars in hosts:
             if not _CORE_UNTRUSTS_INVENTORY:
                 hvars = make_unsafe(hvars)
@@ -584,18 +644,33 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             for group in gce_hosts.groups_for(hvars):
                 self.inventory.add_group(group)
                 self.inventory.add_child(group, host)
-            for key, value in hvars.items():
+            if not hvars.get("gce_topology"):
+                unplaced += 1
+            kept = gce_hosts.slim(hvars, names, nic_keys)
+            for key, value in kept.items():
                 self.inventory.set_variable(host, key, value)
             address = gce_hosts.ansible_host(opts["ansible_host_source"], hvars)
             if address:
                 self.inventory.set_variable(host, "ansible_host", make_unsafe(address))
+            values += len(kept) + (1 if address else 0)
             if not (compose or groups or keyed):
                 continue
-            all_vars = self.inventory.get_host(host).get_vars()
+            # every variable of host_vars: full, whatever the host keeps; then what compose made wins
+            all_vars = self._all_vars(host, hvars)
             self._set_composite_vars(compose, all_vars, host, strict=strict)
-            all_vars = self.inventory.get_host(host).get_vars()
+            all_vars = self._all_vars(host, hvars, compose)
             self._add_host_to_composed_groups(groups, all_vars, host, strict=strict)
             self._add_host_to_keyed_groups(keyed, all_vars, host, strict=strict)
+        self.stats.update({"hosts": len(hosts), "unplaced": unplaced, "vars_per_host": values / max(1, len(hosts))})
+
+    def _all_vars(self, host, hvars, composed=None):
+        """The host's variables (ansible_host, inventory_hostname, ...) with every one of hvars in full,
+        except those compose set."""
+        out = self.inventory.get_host(host).get_vars()
+        for key, value in hvars.items():
+            if not composed or key not in composed:
+                out[key] = value
+        return out
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
@@ -630,8 +705,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if key_file and os.path.isfile(key_file):
             with open(key_file, "rb") as fh:
                 creds["key_file_sha256"] = hashlib.sha256(fh.read()).hexdigest()
+        # host_vars and extra_host_vars only choose what is added from the cached answer, which holds every variable
         answer = dict((k, v) for k, v in opts.items() if k not in ("max_workers", "timeout", "retries",
-                                                                   "retry_max_time", "project_timeout"))
+                                                                   "retry_max_time", "project_timeout",
+                                                                   "host_vars", "extra_host_vars"))
+        answer["format"] = _CACHE_FORMAT
         answer["credentials"] = hashlib.sha256(json.dumps(creds, sort_keys=True, default=str).encode()).hexdigest()
         digest = hashlib.sha256(json.dumps(answer, sort_keys=True, default=str).encode()).hexdigest()[:16]
         return "%s_%s" % (self.get_cache_key(path), digest)
@@ -666,5 +744,20 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if update_cache:
             self._cache[cache_key] = {"hosts": hosts, "warnings": self._warnings}
         self._populate(hosts, opts)
+        self._summary(opts)
         display.vvv("gce_gpu: parse took %.3f s (%s)" % (
             time.monotonic() - started, "cache hit" if self.stats.get("cache_hit") else "API"))
+
+    def _summary(self, opts):
+        """One line for the whole answer: hosts, those without placement data, where the answer came from."""
+        stats = self.stats
+        line = "gce_gpu: %d hosts" % stats["hosts"]
+        if stats["unplaced"]:
+            line += ", %d of them without placement data (gce_topology is {})" % stats["unplaced"]
+        line += "; host_vars %s (%.1f variables per host)" % (opts["host_vars"], stats["vars_per_host"])
+        if stats.get("cache_hit"):
+            line += "; from the cache"
+        else:
+            line += ("; %(requests)d API requests (%(retries)d retries) in %(seconds).3f s "
+                     "(client set-up %(setup).3f s, API calls %(api).3f s)" % stats)
+        display.v(line)

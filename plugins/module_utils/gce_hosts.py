@@ -11,15 +11,32 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import difflib
 import re
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
 
 # The VPC MTU when a network does not set one [Compute API networks resource].
 DEFAULT_VPC_MTU = 1460
 
 HOSTNAME_SOURCES = ("name", "private_ip", "public_ip", "id", "labels.<key>")
 ANSIBLE_HOST_SOURCES = ("private_ip", "public_ip", "name")
+
+# Every host variable host_vars() makes, in the order it makes them.
+HOST_VARS = ("gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_id", "gce_machine_type",
+             "gce_labels", "gce_status", "gce_provisioning_model", "gce_placement_policies", "gce_topology",
+             "gce_reservation", "gce_accelerators", "gce_nics", "gpu_nics")
+# What the collection's roles, playbooks, filters, modules, AWX project and inventories read from a
+# host (gce_status is AWX's enabled_var). ansible-core pays for every value an inventory sets, once
+# when it is added and again whenever the host's variables are resolved or listed, so a host
+# carries only these unless the host_vars option asks for more.
+MINIMAL_HOST_VARS = ("gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_status",
+                     "gce_topology", "gce_nics", "gpu_nics")
+# The NIC keys the roles read (gpu_nic_facts, gpu_nic_ready, gpu_network, diagnose, nccl_profile,
+# rxdm): matching by name, IP or MAC, the VPC MTU, and the network peers share.
+MINIMAL_NIC_KEYS = ("name", "network", "ip", "mtu", "mac")
+HOST_VARS_MODES = ("minimal", "full")
 
 
 def last_segment(url):
@@ -146,14 +163,6 @@ def _nic(index, raw, mtus):
     return nic
 
 
-def _topology(resource_status):
-    topo = (resource_status or {}).get("physicalHostTopology") or {}
-    keys = ("block", "subblock", "host")
-    if not any(topo.get(k) for k in keys):
-        return {}
-    return dict((k, topo.get(k)) for k in keys)
-
-
 def _reservation(instance):
     affinity = instance.get("reservationAffinity") or {}
     if affinity.get("consumeReservationType") == "SPECIFIC_RESERVATION":
@@ -172,7 +181,6 @@ def host_vars(instance, project, mtus):
     gpu_nics = []
     if family:
         gpu_nics = [nics[i] for i in families.FAMILIES[family]["nics"]["gpu_indexes"] if i < len(nics)]
-    status = instance.get("resourceStatus") or {}
     scheduling = instance.get("scheduling") or {}
     return {
         "gpu_family": family,
@@ -186,8 +194,7 @@ def host_vars(instance, project, mtus):
         "gce_status": instance.get("status"),
         "gce_provisioning_model": scheduling.get("provisioningModel") or "STANDARD",
         "gce_placement_policies": [last_segment(p) for p in instance.get("resourcePolicies") or []],
-        "gce_physical_host": status.get("physicalHost"),
-        "gce_topology": _topology(status),
+        "gce_topology": topology.from_resource_status(instance.get("resourceStatus")),
         "gce_reservation": _reservation(instance),
         "gce_accelerators": [
             {"type": last_segment(a.get("acceleratorType")), "count": a.get("acceleratorCount")}
@@ -196,6 +203,39 @@ def host_vars(instance, project, mtus):
         "gce_nics": nics,
         "gpu_nics": gpu_nics,
     }
+
+
+def kept_vars(mode, extra=()):
+    """(names of the host vars a host keeps, NIC keys its NIC records keep or None for all) for the
+    host_vars option's mode and extra_host_vars; ValueError names an unknown mode or variable."""
+    if mode not in HOST_VARS_MODES:
+        raise ValueError("option host_vars has unknown value %r; expected one of: %s"
+                         % (mode, ", ".join(HOST_VARS_MODES)))
+    for name in extra or ():
+        if name not in HOST_VARS:
+            close = difflib.get_close_matches(str(name), HOST_VARS, n=1)
+            raise ValueError("option extra_host_vars: %r is not a host variable of this inventory%s"
+                             % (name, ("; did you mean %s?" % close[0]) if close
+                                else "; known: %s" % ", ".join(HOST_VARS)))
+    if mode == "full":
+        return HOST_VARS, None
+    wanted = set(MINIMAL_HOST_VARS) | set(extra or ())
+    return tuple(n for n in HOST_VARS if n in wanted), MINIMAL_NIC_KEYS
+
+
+def slim(hvars, names, nic_keys=None):
+    """The host vars a host keeps: only names, and NIC records with only nic_keys (None: all of them).
+
+    A new mapping; hvars (which the cache holds) is left as it is."""
+    out = {}
+    for name in names:
+        if name not in hvars:
+            continue
+        value = hvars[name]
+        if nic_keys is not None and name in ("gce_nics", "gpu_nics"):
+            value = [dict((k, nic[k]) for k in nic_keys if k in nic) for nic in value]
+        out[name] = value
+    return out
 
 
 def hostname_candidate(spec, hvars):
@@ -320,7 +360,9 @@ def groups_for(hvars, hostname=None):
         groups.append("project_" + safe_group_name(hvars["gce_project"]))
     for policy in hvars.get("gce_placement_policies") or []:
         groups.append("placement_" + safe_group_name(policy))
-    block = (hvars.get("gce_topology") or {}).get("block")
-    if block:
-        groups.append("block_" + safe_group_name(block))
+    topo = hvars.get("gce_topology") or {}
+    if topo.get("block"):
+        groups.append("block_" + safe_group_name(topo["block"]))
+        if topo.get("subblock"):
+            groups.append("subblock_%s_%s" % (safe_group_name(topo["block"]), safe_group_name(topo["subblock"])))
     return groups

@@ -29,6 +29,11 @@ token endpoint (POST /token, JWT-bearer and refresh grants), the IAM
 generateAccessToken call (POST /v1/projects/-/serviceAccounts/<sa>:generateAccessToken)
 and control endpoints: GET /_emulator/stats, POST /_emulator/reset (zero the
 counters), POST /_emulator/faults (replace the faults with the JSON body).
+
+GETs honour the `fields` parameter (Google's partial-response syntax, see
+parse_fields); the stats count requests by kind and project, and the bytes of
+the API answers' bodies (`bytes_json` as JSON, `bytes` on the wire, gzipped when
+the client asked for it).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -68,6 +73,8 @@ FAULTS = {
     "repeat_page_token": "true: every page of a listing names the first page's token as the next one",
     "strip_zone": "instance names listed without their zone field",
     "strip_self_link": "instance names listed without their selfLink either",
+    "ignore_fields": "true: answer full resources whatever the fields parameter asks (what a client that sends "
+                     "no field mask gets)",
 }
 
 
@@ -208,64 +215,114 @@ def evaluate(tree, resource):
 
 
 # --- field masks -----------------------------------------------------------
+#
+# Google's partial-response syntax (the `fields` system parameter): a comma-separated list
+# of field paths; a path is names joined by "/" (or "."); "name(sub,...)" keeps only those
+# sub-fields of an object, or of every element of an array; "*" stands for every field of
+# an object. Spaces around names are allowed. A selection the server cannot parse is
+# HTTP 400 "Invalid field selection ...". The emulator has no schema, so it does not refuse
+# names its resources lack: it leaves them out of the answer.
+
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\*")
+
+
+class FieldsError(ValueError):
+    pass
+
 
 def parse_fields(text):
-    """'a,b/c(d,e)' -> {'a': None, 'b': {'c': {'d': None, 'e': None}}} (None = whole value)."""
+    """'a,b/c(d,e)' -> {'a': None, 'b': {'c': {'d': None, 'e': None}}} (None: the whole value).
+
+    Raises FieldsError naming what cannot be parsed."""
+    if not isinstance(text, str) or not text.strip():
+        raise FieldsError("Invalid field selection: the selection is empty")
     pos = [0]
 
-    def items():
+    def skip_space():
+        while pos[0] < len(text) and text[pos[0]].isspace():
+            pos[0] += 1
+
+    def fail(what):
+        raise FieldsError("Invalid field selection %s (%s at character %d)" % (text, what, pos[0] + 1))
+
+    def name():
+        skip_space()
+        match = _FIELD_NAME.match(text, pos[0])
+        if not match:
+            fail("expected a field name")
+        pos[0] = match.end()
+        skip_space()
+        return match.group(0)
+
+    def selection(depth):
         tree = {}
         while True:
-            start = pos[0]
-            while pos[0] < len(text) and text[pos[0]] not in ",()":
+            path = [name()]
+            while pos[0] < len(text) and text[pos[0]] in "/.":
                 pos[0] += 1
-            path = [p for p in text[start:pos[0]].strip().split("/") if p]
+                path.append(name())
             sub = None
             if pos[0] < len(text) and text[pos[0]] == "(":
                 pos[0] += 1
-                sub = items()
-                pos[0] += 1  # the closing parenthesis
-            if path:
-                _insert(tree, path, sub)
+                sub = selection(depth + 1)
+                if pos[0] >= len(text) or text[pos[0]] != ")":
+                    fail("missing )")
+                pos[0] += 1
+                skip_space()
+            _insert(tree, path, sub)
             if pos[0] < len(text) and text[pos[0]] == ",":
                 pos[0] += 1
                 continue
+            if pos[0] < len(text) and not (depth and text[pos[0]] == ")"):
+                fail("unexpected %r" % text[pos[0]])
             return tree
 
-    return items()
+    return selection(0)
 
 
 def _insert(tree, path, sub):
+    """Add one path (with its sub-selection) to a selection tree, merging with what is there."""
     node = tree
     for part in path[:-1]:
         if part in node and node[part] is None:
             return  # the whole value is already selected
         node = node.setdefault(part, {})
     last = path[-1]
-    if sub is None:
+    if sub is None or node.get(last, {}) is None:
         node[last] = None
     elif last not in node:
         node[last] = sub
-    elif node[last] is not None:
+    else:
         for key, value in sub.items():
             _insert(node[last], [key], value)
 
 
 def apply_fields(value, tree):
+    """The part of value that a parse_fields() tree selects."""
     if tree is None:
         return value
     if isinstance(value, list):
         return [apply_fields(v, tree) for v in value]
     if not isinstance(value, dict):
-        return value
+        return value  # a sub-selection of a scalar keeps the scalar
     out = {}
     for key, sub in tree.items():
         if key == "*":
             for k, v in value.items():
-                out[k] = apply_fields(v, sub)
-        elif key in value:
+                out[k] = apply_fields(v, _merge(sub, tree.get(k, {})))
+        elif key in value and key not in out:
             out[key] = apply_fields(value[key], sub)
     return out
+
+
+def _merge(a, b):
+    """Two sub-selections of one field as one (None, the whole value, wins)."""
+    if a is None or b is None:
+        return None
+    merged = dict(a)
+    for key, value in b.items():
+        merged[key] = _merge(merged[key], value) if key in merged else value
+    return merged
 
 
 # --- the fixture -----------------------------------------------------------
@@ -358,7 +415,8 @@ class State(object):
     def reset(self):
         with self.lock:
             self.counts = {"total": 0, "api": 0, "token": 0, "iam": 0, "by_kind": {}, "by_project": {},
-                           "failed": 0, "busy_ms_max": 0.0, "busy_ms_total": 0.0, "late": 0, "gzip": 0}
+                           "failed": 0, "busy_ms_max": 0.0, "busy_ms_total": 0.0, "late": 0, "gzip": 0,
+                           "bytes": 0, "bytes_json": 0}
             self.failures_left = int((self.faults.get("fail_first") or {}).get("count", 0))
             self.resets_left = int(self.faults.get("reset_first") or 0)
             self.drops_left = int(self.faults.get("drop_body_first") or 0)
@@ -377,6 +435,12 @@ class State(object):
             self.counts["busy_ms_total"] = round(self.counts["busy_ms_total"] + ms, 3)
             self.counts["busy_ms_max"] = round(max(self.counts["busy_ms_max"], ms), 3)
             self.counts["late"] += 1 if late else 0
+
+    def sent(self, json_bytes, wire_bytes):
+        """Count one API answer's body: its JSON size and what crossed the wire (gzipped or not)."""
+        with self.lock:
+            self.counts["bytes_json"] += json_bytes
+            self.counts["bytes"] += wire_bytes
 
     def count(self, kind, project=None):
         with self.lock:
@@ -449,6 +513,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _send(self, code, body, headers=None, gzipped=None):
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        if getattr(self, "_api_answer", False):
+            self.state.sent(len(data), len(gzipped) if gzipped is not None else len(data))
         self._wait()
         self.send_response(code)
         self.send_header("Content-Type", "application/json; charset=UTF-8")
@@ -594,7 +660,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _get(self):
         url = urlsplit(self.path)
-        query = dict((k, v[0]) for k, v in parse_qs(url.query).items())
+        query = dict((k, v[0]) for k, v in parse_qs(url.query, keep_blank_values=True).items())
         if url.path == "/_emulator/stats":
             with self.state.lock:
                 return self._send(200, copy.deepcopy(self.state.counts))
@@ -640,11 +706,17 @@ class Handler(BaseHTTPRequestHandler):
         cached = self.state.responses.get(key)
         if cached is None:
             try:
+                # a selection that does not parse is refused before any work, as Google's front end does
+                selection = None
+                if "fields" in query and not self.state.faults.get("ignore_fields"):
+                    selection = parse_fields(query["fields"])
                 code, body = self._route(project, proj, rest, query)
-                if code == 200 and query.get("fields"):
-                    body = apply_fields(body, parse_fields(query["fields"]))
+                if code == 200 and selection is not None:
+                    body = apply_fields(body, selection)
                 if code == 200 and rest.endswith("instances"):
                     body = self._malformed(body, query)
+            except FieldsError as exc:
+                code, body = _google_error(400, "INVALID_ARGUMENT", "invalidParameter", str(exc))
             except (FilterError, re.error) as exc:
                 code, body = _google_error(400, "INVALID_ARGUMENT", "invalid",
                                            "Invalid value for field 'filter': %s" % exc)

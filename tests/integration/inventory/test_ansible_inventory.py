@@ -10,9 +10,11 @@ import compute_harness as harness
 
 pytestmark = pytest.mark.emulator
 
-CONTRACT_VARS = {"ansible_host", "gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_machine_type",
-                 "gce_labels", "gce_status", "gce_provisioning_model", "gce_placement_policies",
-                 "gce_physical_host", "gce_topology", "gce_reservation", "gce_nics", "gpu_nics"}
+# host_vars: minimal (the default), as ansible-inventory --list shows them
+CONTRACT_VARS = {"ansible_host", "gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_status",
+                 "gce_topology", "gce_nics", "gpu_nics"}
+FULL_ONLY_VARS = {"gce_id", "gce_machine_type", "gce_labels", "gce_provisioning_model", "gce_placement_policies",
+                  "gce_reservation", "gce_accelerators"}
 
 
 def test_list_gives_contract_vars_and_groups(emulator, ansible, config):
@@ -23,16 +25,47 @@ def test_list_gives_contract_vars_and_groups(emulator, ansible, config):
     assert sorted(hv) == ["high-0", "mega-0", "mega-1", "mega-2", "mega-3",
                           "shared.us-central1-b.proj-a", "shared.us-central1-b.proj-b", "ultra-0"]
     for name, hvars in hv.items():
-        assert CONTRACT_VARS <= set(hvars), name
+        assert set(hvars) == CONTRACT_VARS, name
+        assert set(hvars["gce_nics"][0]) == {"name", "network", "ip", "mtu"}
     assert hv["mega-0"]["gpu_nics"][0]["name"] == "nic1" and hv["mega-0"]["gpu_nics"][0]["mtu"] == 8244
+    assert hv["mega-0"]["gce_topology"] == {"cluster": "cluster-1", "block": "blk1", "subblock": "sb0", "host": "h0"}
+    assert hv["ultra-0"]["gce_topology"] == {}
     assert hv["high-0"]["gpu_transport"] == "tcpx"
     assert res.group("family_a3_mega") == ["mega-0", "mega-1", "mega-2", "mega-3"]
     assert res.group("transport_tcpx") == ["high-0"]
     assert res.group("project_proj_b") == ["high-0", "shared.us-central1-b.proj-b"]
     assert res.group("zone_europe_west4_b") == ["ultra-0"]
+    assert res.group("block_blk1") == ["mega-0", "mega-1", "mega-2", "mega-3"]
+    assert res.group("subblock_blk1_sb1") == ["mega-2", "mega-3"]
     assert "hostname shared is used by 2 instances" in res.stderr
+    assert "without placement" not in res.stderr  # counted in the -v summary, never warned per host
+
+
+def test_full_host_vars_from_the_environment(emulator, ansible, config):
+    res = ansible(["ansible-inventory", "--list"], config(emulator), env={"GCP_GCE_GPU_HOST_VARS": "full"})
+    assert res.rc == 0, res.stderr
+    hv = res.hostvars
+    assert set(hv["mega-0"]) == CONTRACT_VARS | FULL_ONLY_VARS
+    assert hv["mega-0"]["gce_nics"][0]["subnetwork"] == "mega-net-0-sub"
     # the label that looks like a template stays a plain, untemplated string
     assert hv["ultra-0"]["gce_labels"]["tmpl"] == "{{ lookup('pipe', 'id') }}"
+
+
+def test_keyed_groups_on_topology_and_on_variables_the_hosts_do_not_keep(emulator, ansible, config):
+    cfg = config(emulator, keyed_groups=[{"key": "gce_topology.subblock", "prefix": "sb"},
+                                         {"key": "gce_labels.pool", "prefix": "pool"}],
+                 compose={"rack": "gce_topology.block ~ '/' ~ gce_topology.subblock"})
+    res = ansible(["ansible-inventory", "--list"], cfg)
+    assert res.rc == 0, res.stderr
+    assert res.group("sb_sb0") == ["mega-0", "mega-1"] and res.group("sb_sb1") == ["mega-2", "mega-3"]
+    assert res.group("pool_train") == ["mega-0", "mega-1", "mega-2", "mega-3"]
+    assert res.hostvars["mega-3"]["rack"] == "blk1/sb1"
+    assert "gce_labels" not in res.hostvars["mega-3"]
+    graph = ansible(["ansible-inventory", "--graph", "-v"], cfg)
+    assert graph.rc == 0, graph.stderr
+    summary = [line for line in (graph.stdout + graph.stderr).splitlines() if line.startswith("gce_gpu: ")]
+    assert len(summary) == 1, summary
+    assert summary[0].startswith("gce_gpu: 6 hosts, 2 of them without placement data (gce_topology is {})")
 
 
 def test_awx_style_service_account_from_environment(emulator, ansible, tmp_path):
@@ -60,6 +93,9 @@ def test_awx_style_service_account_from_environment(emulator, ansible, tmp_path)
     ("no projects", {}, {"projects": []}, "option projects is empty"),
     ("bad choice", {}, {"ansible_host_source": "dns"}, "Invalid value 'dns' for config 'ansible_host_source'"),
     ("bad hostnames", {}, {"hostnames": ["fqdn"]}, "option hostnames: unknown hostnames entry 'fqdn'"),
+    ("bad host_vars", {}, {"host_vars": "everything"}, "Invalid value 'everything' for config 'host_vars'"),
+    ("bad extra_host_vars", {}, {"extra_host_vars": ["gce_label"]},
+     "option extra_host_vars: 'gce_label' is not a host variable of this inventory; did you mean gce_labels?"),
     ("missing key file", {}, {"auth_kind": "serviceaccount", "access_token": None,
                               "service_account_file": "/nonexistent/sa.json"},
      "gce_gpu: service_account_file /nonexistent/sa.json cannot be read"),

@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The emulator's latency model and response cache, which the benchmark relies on."""
+"""The emulator's latency model, response cache, byte counts and field masks, which the tests and the
+benchmark rely on."""
 
 import gzip
 import json
@@ -14,6 +15,7 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 
+import compute_api  # noqa: E402
 import compute_fleet as fx  # noqa: E402
 import compute_harness as harness  # noqa: E402
 
@@ -81,3 +83,86 @@ def test_gzip_only_when_the_user_agent_asks_for_it(emu, agent, compressed):
     body = _get(emu, LIST % project, {"Accept-Encoding": "gzip", "User-Agent": agent})[0]
     assert body == plain
     assert emu.stats()["gzip"] == compressed
+
+
+# --- field masks (the `fields` parameter) --------------------------------------
+
+
+@pytest.mark.parametrize("text, tree", [
+    ("name", {"name": None}),
+    (" name , zone ", {"name": None, "zone": None}),
+    ("a/b/c", {"a": {"b": {"c": None}}}),
+    ("a.b", {"a": {"b": None}}),
+    ("a(b,c(d)),e", {"a": {"b": None, "c": {"d": None}}, "e": None}),
+    ("a/b,a(c)", {"a": {"b": None, "c": None}}),
+    ("a,a(b)", {"a": None}),
+    ("a(b),a", {"a": None}),
+    ("a/b,a/b/c", {"a": {"b": None}}),
+    ("items/*/instances(name),items/*/warning(code)",
+     {"items": {"*": {"instances": {"name": None}, "warning": {"code": None}}}}),
+    ("*", {"*": None}),
+])
+def test_fields_parse(text, tree):
+    assert compute_api.parse_fields(text) == tree
+
+
+@pytest.mark.parametrize("text, where", [
+    ("", "empty"), ("  ", "empty"), ("a,,b", "character 3"), ("a(b", "missing )"), ("a)b", "unexpected ')'"),
+    ("a(b)c", "unexpected 'c'"), ("a/", "character 3"), ("(a)", "character 1"), ("a b", "unexpected 'b'"),
+    ("a(b),", "character 6"), ("a()", "character 3"), ("a-b", "unexpected '-'"), ("a(b))", "unexpected ')'"),
+])
+def test_fields_that_do_not_parse_are_named(text, where):
+    with pytest.raises(compute_api.FieldsError) as err:
+        compute_api.parse_fields(text)
+    assert str(err.value).startswith("Invalid field selection") and where in str(err.value)
+
+
+def test_fields_select_within_arrays_wildcards_and_nesting():
+    resource = {"kind": "list", "nextPageToken": "t", "items": {
+        "zones/a": {"instances": [{"name": "x", "zone": "a", "nics": [{"ip": "1", "mac": "m"}, {"ip": "2"}]},
+                                  {"name": "y", "status": "RUNNING"}]},
+        "zones/b": {"warning": {"code": "NO_RESULTS_ON_PAGE", "message": "none", "data": [{"key": "scope"}]}}}}
+    mask = compute_api.parse_fields("items/*/instances(name,nics(ip)),items/*/warning(code),nextPageToken,absent")
+    assert compute_api.apply_fields(resource, mask) == {"nextPageToken": "t", "items": {
+        "zones/a": {"instances": [{"name": "x", "nics": [{"ip": "1"}, {"ip": "2"}]}, {"name": "y"}]},
+        "zones/b": {"warning": {"code": "NO_RESULTS_ON_PAGE"}}}}
+    assert compute_api.apply_fields({"a": 1, "b": {"c": 2, "d": 3}}, compute_api.parse_fields("*")) == {
+        "a": 1, "b": {"c": 2, "d": 3}}
+    # a named key beside the wildcard widens that key's selection
+    assert compute_api.apply_fields({"a": {"b": 1, "c": 2}, "x": {"b": 5}},
+                                    compute_api.parse_fields("*(b),a(c)")) == {"a": {"b": 1, "c": 2}, "x": {"b": 5}}
+
+
+def test_fields_over_http(emu):
+    project = sorted(fx.mixed_fleet()["projects"])[0]
+    body = _get(emu, LIST % project + "&fields=items/*/instances(name,status),nextPageToken")[0]
+    listed = [i for scope in body["items"].values() for i in scope.get("instances", [])]
+    assert listed and all(set(i) == {"name", "status"} for i in listed)
+    assert set(body) == {"items"}  # one page: no nextPageToken to keep
+    assert all(set(scope) <= {"instances"} for scope in body["items"].values())
+
+
+@pytest.mark.parametrize("fields", ["items(name", "items/", ""])
+def test_a_selection_that_does_not_parse_is_400(emu, fields):
+    from urllib.error import HTTPError
+    project = sorted(fx.mixed_fleet()["projects"])[0]
+    with pytest.raises(HTTPError) as err:
+        _get(emu, LIST % project + "&fields=" + fields)
+    assert err.value.code == 400
+    error = json.loads(err.value.read().decode())["error"]
+    assert error["message"].startswith("Invalid field selection")
+    assert error["errors"][0]["reason"] == "invalidParameter"
+
+
+def test_bytes_are_counted_and_ignore_fields_answers_in_full(emu):
+    project = sorted(fx.mixed_fleet()["projects"])[0]
+    masked = LIST % project + "&fields=items/*/instances(name)"
+    gzipped = {"Accept-Encoding": "gzip", "User-Agent": "tool/1.0 (gzip)"}
+    small = _get(emu, masked, gzipped)[0]
+    stats = emu.stats()
+    assert 0 < stats["bytes"] < stats["bytes_json"]  # gzip on the wire
+    assert stats["bytes_json"] == len(json.dumps(small).encode())
+    emu.set_faults({"ignore_fields": True})  # zeroes the counters too
+    full = _get(emu, masked, gzipped)[0]
+    assert emu.stats()["bytes_json"] == len(json.dumps(full).encode()) > 10 * stats["bytes_json"]
+    assert full == _get(emu, LIST % project)[0]

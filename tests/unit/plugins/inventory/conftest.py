@@ -69,7 +69,9 @@ class Run(object):
 
     @property
     def hosts(self):
-        return dict((name, host.get_vars()) for name, host in self.inventory.hosts.items())
+        """{host: the variables the plugin set on it} (without ansible-core's inventory_hostname and the like)."""
+        return dict((name, dict((k, v) for k, v in host.vars.items() if k not in ("inventory_file", "inventory_dir")))
+                    for name, host in self.inventory.hosts.items())
 
     def group(self, name):
         group = self.inventory.groups.get(name)

@@ -11,10 +11,15 @@ from ansible.errors import AnsibleError, AnsibleParserError
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 
-CONTRACT_VARS = {"ansible_host", "gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_machine_type",
-                 "gce_labels", "gce_status", "gce_provisioning_model", "gce_placement_policies",
-                 "gce_physical_host", "gce_topology", "gce_reservation", "gce_nics", "gpu_nics"}
-NIC_KEYS = {"name", "nic_type", "network", "subnetwork", "ip", "public_ip", "mtu"}  # + mac when the API has one
+# What a host carries by default (host_vars: minimal): what the roles, playbooks and AWX project read
+CONTRACT_VARS = {"ansible_host", "gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_status",
+                 "gce_topology", "gce_nics", "gpu_nics"}
+# ...and what host_vars: full adds
+FULL_ONLY_VARS = {"gce_id", "gce_machine_type", "gce_labels", "gce_provisioning_model", "gce_placement_policies",
+                  "gce_reservation", "gce_accelerators"}
+NIC_KEYS = {"name", "network", "ip", "mtu"}  # + mac when the API has one
+FULL_NIC_KEYS = NIC_KEYS | {"nic_type", "subnetwork", "public_ip"}
+MEGA_TOPOLOGY = {"cluster": "cluster-1", "block": "blk1", "subblock": "sb0", "host": "h1"}
 
 
 def test_hosts_groups_and_contract_vars(emulator, run_plugin, config):
@@ -23,49 +28,100 @@ def test_hosts_groups_and_contract_vars(emulator, run_plugin, config):
     # running A3/A4 only: no web VMs, no TERMINATED one
     assert sorted(hosts) == ["mega-0", "mega-1", "mega-2", "mega-3", "shared", "ultra-0"]
     for name, hvars in hosts.items():
-        assert CONTRACT_VARS <= set(hvars), name
-        for nic in hvars["gce_nics"]:
+        assert set(hvars) == CONTRACT_VARS, name
+        for nic in hvars["gce_nics"] + hvars["gpu_nics"]:
             assert set(nic) == NIC_KEYS
     mega = hosts["mega-1"]
     assert mega["gpu_family"] == "a3-mega" and mega["gpu_transport"] == "tcpxo"
     assert mega["ansible_host"] == mega["gce_nics"][0]["ip"] == "10.0.0.3"
-    assert mega["gce_machine_type"] == "a3-megagpu-8g"
-    assert mega["gce_zone"] == "us-central1-a" and mega["gce_project"] == "proj-a"
-    assert mega["gce_placement_policies"] == ["compact-a"]
-    assert mega["gce_topology"] == {"block": "blk1", "subblock": "sb0", "host": "h1"}
-    assert mega["gce_physical_host"] == "/blk1/sb0/h1"
-    assert mega["gce_labels"] == {"pool": "train", "node": "n1"}
-    assert mega["gce_status"] == "RUNNING" and mega["gce_provisioning_model"] == "STANDARD"
-    assert mega["gce_reservation"] is None
+    assert mega["gce_zone"] == "us-central1-a" and mega["gce_project"] == "proj-a" and mega["gce_name"] == "mega-1"
+    assert mega["gce_status"] == "RUNNING"
+    assert mega["gce_topology"] == MEGA_TOPOLOGY
     table = families.FAMILIES["a3-mega"]["nics"]
     assert [n["name"] for n in mega["gce_nics"]] == ["nic%d" % i for i in range(table["count"])]
     assert mega["gpu_nics"] == [mega["gce_nics"][i] for i in table["gpu_indexes"]]
     assert mega["gce_nics"][0]["mtu"] == 1460
     assert {n["mtu"] for n in mega["gpu_nics"]} == {families.FAMILIES["a3-mega"]["vpc_mtu"]}
-    assert mega["gce_nics"][3]["network"] == "mega-net-3" and mega["gce_nics"][3]["subnetwork"] == "mega-net-3-sub"
+    assert mega["gce_nics"][3]["network"] == "mega-net-3"
     ultra = hosts["ultra-0"]
     assert ultra["gpu_family"] == "a3-ultra" and ultra["gpu_transport"] == "gib"
-    assert ultra["gce_reservation"] == "res-1" and ultra["gce_provisioning_model"] == "SPOT"
     assert ultra["gce_topology"] == {}
-    assert [n["nic_type"] for n in ultra["gpu_nics"]] == ["MRDMA"] * 8
-    assert ultra["gce_nics"][0]["public_ip"] == "34.1.2.3"
+    assert len(ultra["gpu_nics"]) == 8
     assert run.group("family_a3_mega") == ["mega-0", "mega-1", "mega-2", "mega-3"]
     assert run.group("transport_gib") == ["shared", "ultra-0"]
     assert run.group("zone_us_central1_a") == ["mega-0", "mega-1", "mega-2", "mega-3"]
     assert run.group("project_proj_a") == sorted(hosts)
+    # groups come from every variable, also those host_vars: minimal does not keep
     assert run.group("placement_compact_a") == ["mega-0", "mega-1", "mega-2", "mega-3"]
     assert run.group("block_blk1") == ["mega-0", "mega-1", "mega-2", "mega-3"]
+    assert run.group("subblock_blk1_sb0") == ["mega-0", "mega-1"]
+    assert run.group("subblock_blk1_sb1") == ["mega-2", "mega-3"]
     assert run.group("family_a4") == ["shared"]
 
 
+def test_host_vars_full_keeps_every_variable(emulator, run_plugin, config):
+    hosts = run_plugin(config(emulator, host_vars="full")).hosts
+    for name, hvars in hosts.items():
+        assert set(hvars) == CONTRACT_VARS | FULL_ONLY_VARS, name
+        for nic in hvars["gce_nics"] + hvars["gpu_nics"]:
+            assert set(nic) == FULL_NIC_KEYS
+    mega = hosts["mega-1"]
+    assert mega["gce_machine_type"] == "a3-megagpu-8g"
+    assert mega["gce_placement_policies"] == ["compact-a"]
+    assert mega["gce_labels"] == {"pool": "train", "node": "n1"}
+    assert mega["gce_provisioning_model"] == "STANDARD" and mega["gce_reservation"] is None
+    assert mega["gce_nics"][3]["subnetwork"] == "mega-net-3-sub"
+    assert mega["gce_accelerators"] == [{"type": families.FAMILIES["a3-mega"]["gpu"]["model"],
+                                         "count": families.FAMILIES["a3-mega"]["gpu"]["count"]}]
+    ultra = hosts["ultra-0"]
+    assert ultra["gce_reservation"] == "res-1" and ultra["gce_provisioning_model"] == "SPOT"
+    assert [n["nic_type"] for n in ultra["gpu_nics"]] == ["MRDMA"] * 8
+    assert ultra["gce_nics"][0]["public_ip"] == "34.1.2.3"
+
+
+def test_extra_host_vars_keep_the_named_ones(emulator, run_plugin, config):
+    hosts = run_plugin(config(emulator, extra_host_vars=["gce_labels", "gce_reservation"])).hosts
+    assert set(hosts["ultra-0"]) == CONTRACT_VARS | {"gce_labels", "gce_reservation"}
+    assert hosts["ultra-0"]["gce_reservation"] == "res-1"
+    assert set(hosts["ultra-0"]["gce_nics"][0]) == NIC_KEYS
+
+
+def test_host_vars_from_the_environment(emulator, run_plugin, config):
+    run = run_plugin(config(emulator), env={"GCP_GCE_GPU_HOST_VARS": "full"})
+    assert set(run.hosts["mega-0"]) == CONTRACT_VARS | FULL_ONLY_VARS
+
+
+def test_constructed_options_see_every_variable(emulator, run_plugin, config):
+    """compose, groups and keyed_groups read variables host_vars: minimal does not keep on the host."""
+    run = run_plugin(config(emulator, compose={"nic0_type": "gce_nics[0].nic_type", "pool": "gce_labels.pool"},
+                            groups={"spot": "gce_provisioning_model == 'SPOT'"},
+                            keyed_groups=[{"key": "gce_topology.subblock", "prefix": "sb"},
+                                          {"key": "gce_labels.pool", "prefix": "pool"}]))
+    hosts = run.hosts
+    assert hosts["mega-0"]["nic0_type"] == "GVNIC" and hosts["mega-0"]["pool"] == "train"
+    assert "gce_labels" not in hosts["mega-0"] and "nic_type" not in hosts["mega-0"]["gce_nics"][0]
+    assert run.group("spot") == ["ultra-0"]
+    assert run.group("sb_sb0") == ["mega-0", "mega-1"] and run.group("sb_sb1") == ["mega-2", "mega-3"]
+    assert run.group("pool_train") == ["mega-0", "mega-1", "mega-2", "mega-3"]
+    assert run.group("pool_infer") == ["ultra-0"]
+
+
 def test_remote_strings_are_unsafe(emulator, run_plugin, config):
-    hvars = run_plugin(config(emulator)).hosts["ultra-0"]
+    hvars = run_plugin(config(emulator, host_vars="full")).hosts["ultra-0"]
     label = hvars["gce_labels"]["tmpl"]
     assert label == "{{ lookup('pipe', 'id') }}"
     # on 2.19 "unsafe" means the string carries no template trust
     from ansible.template import is_trusted_as_template
     assert not is_trusted_as_template(label)
     assert not is_trusted_as_template(hvars["gce_nics"][0]["ip"])
+
+
+def test_constructed_options_never_template_remote_strings(emulator, run_plugin, config):
+    """compose reads variables the host does not keep; a label that looks like a template stays text there too."""
+    hosts = run_plugin(config(emulator, compose={"tmpl_copy": "gce_labels.tmpl"},
+                              keyed_groups=[{"key": "gce_labels.tmpl", "prefix": "t"}])).hosts
+    assert hosts["ultra-0"]["tmpl_copy"] == "{{ lookup('pipe', 'id') }}"
+    assert "gce_labels" not in hosts["ultra-0"]
 
 
 def test_server_side_filter_and_pagination(emulator, run_plugin, config):
@@ -271,6 +327,10 @@ def test_unreadable_network_gives_null_mtu(emulator, run_plugin, config):
     ({"auth_kind": "magic"}, "Invalid value 'magic' for config 'auth_kind'"),
     ({"duplicate_hostnames": "merge"}, "Invalid value 'merge' for config 'duplicate_hostnames'"),
     ({"ansible_host_source": "dns"}, "Invalid value 'dns' for config 'ansible_host_source'"),
+    ({"host_vars": "all"}, "Invalid value 'all' for config 'host_vars'"),
+    ({"extra_host_vars": ["gce_label"]},
+     "option extra_host_vars: 'gce_label' is not a host variable of this inventory; did you mean gce_labels?"),
+    ({"extra_host_vars": ["ansible_user"]}, "option extra_host_vars: 'ansible_user' is not a host variable"),
     ({"projects": []}, "option projects is empty"),
     ({"hostnames": ["fqdn"]}, "option hostnames: unknown hostnames entry 'fqdn'"),
     ({"statuses": []}, "option statuses is empty"),

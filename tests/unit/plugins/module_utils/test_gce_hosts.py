@@ -51,12 +51,58 @@ def test_topology_reservation_and_placement():
     inst = _raw("vm", "a4", placement="pp", topology={"block": "b", "subblock": "s", "host": "h"},
                 reservation="projects/p/reservations/r9", provisioning_model="FLEX_START")
     hvars = gce_hosts.host_vars(inst, "p", {})
-    assert hvars["gce_topology"] == {"block": "b", "subblock": "s", "host": "h"}
+    assert hvars["gce_topology"] == {"cluster": "cluster-1", "block": "b", "subblock": "s", "host": "h"}
     assert hvars["gce_reservation"] == "r9"
     assert hvars["gce_placement_policies"] == ["pp"]
     assert hvars["gce_provisioning_model"] == "FLEX_START"
     assert gce_hosts.groups_for(hvars) == ["family_a4", "transport_gib", "zone_us_central1_a", "project_p",
-                                           "placement_pp", "block_b"]
+                                           "placement_pp", "block_b", "subblock_b_s"]
+    assert "gce_physical_host" not in hvars
+
+
+@pytest.mark.parametrize("status, topology, groups", [
+    ({"physicalHost": "/b-1/s.2/h"}, {"block": "b-1", "subblock": "s.2", "host": "h"}, ["block_b_1", "subblock_b_1_s_2"]),
+    ({"physicalHostTopology": {"block": "b", "subBlock": "s"}}, {"block": "b", "subblock": "s"}, ["block_b", "subblock_b_s"]),
+    ({"physicalHostTopology": {"block": "b", "host": "h"}}, {"block": "b", "host": "h"}, ["block_b"]),
+    ({"physicalHostTopology": {"cluster": "c"}, "physicalHost": "not-a-path"}, {}, []),
+    ("malformed", {}, []),
+    (None, {}, []),
+])
+def test_topology_from_resource_status_and_its_groups(status, topology, groups):
+    inst = _raw("vm", "a3-mega", extra={"resourceStatus": status})
+    hvars = gce_hosts.host_vars(inst, "p", {})
+    assert hvars["gce_topology"] == topology
+    assert [g for g in gce_hosts.groups_for(hvars) if g.startswith(("block_", "subblock_"))] == groups
+
+
+def test_kept_vars_and_slim():
+    names, nic_keys = gce_hosts.kept_vars("minimal")
+    assert names == gce_hosts.MINIMAL_HOST_VARS and nic_keys == gce_hosts.MINIMAL_NIC_KEYS
+    assert gce_hosts.kept_vars("full") == (gce_hosts.HOST_VARS, None)
+    names, _keys = gce_hosts.kept_vars("minimal", ["gce_accelerators", "gce_labels"])
+    assert names[-3:] == ("gce_accelerators", "gce_nics", "gpu_nics") and "gce_labels" in names
+    inst = _raw("vm", "a3-mega", public_ip="34.0.0.1")
+    inst["networkInterfaces"][1]["macAddress"] = "42:01:0a:01:00:02"
+    full = gce_hosts.host_vars(inst, "p", {})
+    kept = gce_hosts.slim(full, *gce_hosts.kept_vars("minimal"))
+    assert set(kept) == set(gce_hosts.MINIMAL_HOST_VARS)
+    assert kept["gce_nics"][0] == {"name": "nic0", "network": full["gce_nics"][0]["network"],
+                                   "ip": full["gce_nics"][0]["ip"], "mtu": None}
+    assert kept["gce_nics"][1]["mac"] == "42:01:0a:01:00:02"
+    assert full["gce_nics"][0]["public_ip"] == "34.0.0.1"  # the full record is left as it was
+    assert gce_hosts.slim(full, *gce_hosts.kept_vars("full")) == full
+
+
+@pytest.mark.parametrize("mode, extra, message", [
+    ("all", [], "option host_vars has unknown value 'all'; expected one of: minimal, full"),
+    ("minimal", ["gce_label"], "option extra_host_vars: 'gce_label' is not a host variable of this inventory; "
+                               "did you mean gce_labels?"),
+    ("minimal", ["zzz"], "option extra_host_vars: 'zzz' is not a host variable of this inventory; known: gpu_family"),
+])
+def test_kept_vars_names_a_bad_option(mode, extra, message):
+    with pytest.raises(ValueError) as err:
+        gce_hosts.kept_vars(mode, extra)
+    assert str(err.value).startswith(message)
 
 
 def test_reservation_needs_specific_affinity():
