@@ -41,8 +41,9 @@ def instance_id(plan, node):
     return str(4200000000000 + plan["slot"] * 1000 + node["index"])
 
 
-def host_vars(plan, node, key_file, accelerator):
-    """What the gce_gpu plugin makes of the emulator's instance for this node, plus SSH settings."""
+def host_vars(plan, node, key_file):
+    """What the gce_gpu plugin makes of the emulator's instance for this node (host_vars: minimal), plus SSH
+    settings."""
     nics = gce_nics(plan, node)
     gpu = [nic for nic, net in zip(nics, plan["networks"]) if net["gpu"]]
     return {
@@ -56,16 +57,8 @@ def host_vars(plan, node, key_file, accelerator):
         "gce_project": plan["project"],
         "gce_zone": plan["zone"],
         "gce_name": node["name"],
-        "gce_id": instance_id(plan, node),
-        "gce_machine_type": plan["machine_type"],
-        "gce_labels": {"gpudirect-sandbox": plan["name"]},
         "gce_status": "RUNNING",
-        "gce_provisioning_model": "STANDARD",
-        "gce_placement_policies": [],
-        "gce_physical_host": "/sandbox/%s/host%d" % (plan["name"], node["index"]),
-        "gce_topology": {},
-        "gce_reservation": None,
-        "gce_accelerators": [accelerator],
+        "gce_topology": dict(node["topology"]),
         "gce_nics": nics,
         "gpu_nics": gpu,
     }
@@ -85,9 +78,7 @@ def standin_vars():
 
 
 def render(plan, key_file):
-    gpu = layout.family_profile(plan["family"])["gpu"]
-    accel = {"type": gpu["model"], "count": gpu["count"]}
-    hosts = dict((n["name"], host_vars(plan, n, key_file, accel)) for n in plan["nodes"])
+    hosts = dict((n["name"], host_vars(plan, n, key_file)) for n in plan["nodes"])
     names = dict((n, {}) for n in hosts)
     groups = {
         "gpu_nodes": {"hosts": hosts, "vars": standin_vars()},
@@ -96,6 +87,12 @@ def render(plan, key_file):
         "zone_%s" % _group(plan["zone"]): {"hosts": dict(names)},
         "project_%s" % _group(plan["project"]): {"hosts": dict(names)},
     }
+    # the plugin's placement groups
+    for node in plan["nodes"]:
+        topo = node["topology"]
+        for group in ("block_%s" % _group(topo["block"]),
+                      "subblock_%s_%s" % (_group(topo["block"]), _group(topo["subblock"]))):
+            groups.setdefault(group, {"hosts": {}})["hosts"][node["name"]] = {}
     return {"all": {"children": groups}}
 
 
