@@ -99,56 +99,48 @@ class PairSearch(object):
             return topo_mod.SAME_SUBBLOCK
         return topo_mod.SAME_BLOCK if self.blk[a] == self.blk[b] else topo_mod.SAME_CLUSTER
 
-    def _groups(self, nodes, key):
-        out = {}
-        for n in nodes:
-            out.setdefault(key(n), []).append(n)
-        return out
-
     # --- planning ---------------------------------------------------------
+    @staticmethod
+    def _neighbours(seq):
+        return [(seq[i], seq[i + 1]) for i in range(0, len(seq) - 1, 2)]
+
     def first_round(self):
         n = self.nodes
         if self.pairing == "order" or not any(self.sub.values()):
-            return [(n[i], n[i + 1]) for i in range(0, len(n) - 1, 2)]
+            return self._neighbours(n)
+        pairs, left = [], []
         if self.pairing in ("topology", "intra_subblock"):
-            pairs, left = [], []
             for sub in self._ordered_keys(n, self.sub):
-                members = [m for m in n if self.sub[m] == sub] if sub else []
                 if not sub:
                     continue
-                pairs += [(members[i], members[i + 1]) for i in range(0, len(members) - 1, 2)]
+                members = [m for m in n if self.sub[m] == sub]
+                pairs += self._neighbours(members)
                 if len(members) % 2:
                     left.append(members[-1])
-            left += [m for m in n if not self.sub[m]]
-            pairs += [(left[i], left[i + 1]) for i in range(0, len(left) - 1, 2)]
-            return pairs
-        # across sub-blocks (of one block) or across blocks: deal the nodes of neighbouring groups together
-        key = self.blk if self.pairing == "inter_block" else self.sub
-        outer = self.blk if self.pairing == "inter_subblock" else (lambda m: None)
-        outer = outer.get if isinstance(outer, dict) else outer
-        pairs, left = [], []
-        for top in self._ordered_keys(n, dict((m, outer(m)) for m in n)):
-            members = [m for m in n if outer(m) == top]
-            groups = [g for g in self._ordered_keys(members, key)]
-            queues = [[m for m in members if key[m] == g] for g in groups]
-            # round-robin over the groups gives a sequence where neighbours come from different groups
-            seq = []
-            while any(queues):
-                for q in queues:
-                    if q:
-                        seq.append(q.pop(0))
-            i = 0
-            while i < len(seq) - 1:
-                if key[seq[i]] != key[seq[i + 1]]:
-                    pairs.append((seq[i], seq[i + 1]))
-                    i += 2
-                else:
-                    left.append(seq[i])
-                    i += 1
-            if i == len(seq) - 1:
-                left.append(seq[i])
-        pairs += [(left[i], left[i + 1]) for i in range(0, len(left) - 1, 2)]
-        return pairs
+        else:
+            # across sub-blocks of one block, or across blocks: deal the groups' nodes out in turn,
+            # so that neighbours come from different groups
+            inner = self.blk if self.pairing == "inter_block" else self.sub
+            outer = self.blk if self.pairing == "inter_subblock" else dict((m, None) for m in n)
+            for top in self._ordered_keys(n, outer):
+                members = [m for m in n if outer[m] == top and inner[m]]
+                queues = [[m for m in members if inner[m] == g] for g in self._ordered_keys(members, inner)]
+                seq = []
+                while any(queues):
+                    for queue in queues:
+                        if queue:
+                            seq.append(queue.pop(0))
+                i = 0
+                while i < len(seq) - 1:
+                    if inner[seq[i]] != inner[seq[i + 1]]:
+                        pairs.append((seq[i], seq[i + 1]))
+                        i += 2
+                    else:
+                        left.append(seq[i])
+                        i += 1
+                left += seq[i:]
+        left += [m for m in n if not self.sub[m]]
+        return pairs + self._neighbours(left)
 
     def _ordered_keys(self, nodes, key):
         out = []
