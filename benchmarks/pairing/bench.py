@@ -91,8 +91,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    print("%6s %6s %6s %6s %7s %7s %10s %10s %9s" % ("nodes", "bad", "badsub", "tried", "unsolv", "exact",
-                                                         "max_rounds", "mean_runs", "plan_ms"))
+    columns = ("nodes", "bad", "badsub", "tried", "unsolv", "exact", "max_rounds", "mean_runs", "plan_ms")
+    print("%6s %6s %6s %6s %7s %7s %10s %10s %9s" % columns)
     worst = 0
     misses = []
     per_size = {}

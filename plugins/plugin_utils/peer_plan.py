@@ -35,7 +35,7 @@ def order(hosts, placement):
 
 def peers_of(host, hosts, placement, sampled=2):
     """The peers one host pings: ring neighbours, then up to ``sampled`` more, nearest levels first."""
-    ring = order([h for h in dict.fromkeys(hosts)], placement)
+    ring = order(list(dict.fromkeys(hosts)), placement)
     if host not in ring or len(ring) < 2:
         return []
     i = ring.index(host)

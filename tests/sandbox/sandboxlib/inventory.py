@@ -3,7 +3,7 @@
 import json
 import os
 
-from . import common, layout
+from . import common
 
 
 def _group(value):
