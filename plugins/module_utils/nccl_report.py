@@ -16,7 +16,7 @@ import math
 import re
 from xml.etree import ElementTree as ET
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import findings_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils import findings_report, pair_matrix
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings_report import esc
 
 SCHEMA = "gpudirect.gcp/nccl-report/v1"
@@ -70,6 +70,8 @@ def build_report(result, run_id, started=None, finished=None, findings=None, hos
         "bad_nodes": result.get("bad_nodes") or [],
         "node_table": result.get("node_table") or {},
         "pairwise": result.get("pairwise"),
+        "topology": result.get("topology") or {},
+        "pair_matrix": pair_matrix.compact(result),
         "runs": runs,
         "env": scrub_env(result.get("env")),
         "summary": summary,
@@ -275,6 +277,33 @@ STANDIN_BANNER = ("<p style=\"background:#fe8;padding:6px\"><strong>STAND-IN:</s
                   "they prove the tooling, not a cluster.</p>")
 
 
+def _gbps(value):
+    return "" if value is None else "%.1f" % value
+
+
+def matrix_section(report, collective):
+    """The pair busbw matrix of one collective and, under it, the pairs that failed or fell below the bar."""
+    parts = ["<h2>Pair busbw matrix: %s</h2>" % esc(collective),
+             pair_matrix.svg_matrix(pair_matrix.matrix(report, collective),
+                                    "%s pair busbw (%s)" % (collective, report.get("family")))]
+    slow = pair_matrix.slow_cells(report, collective)
+    if not slow:
+        parts.append("<p class=\"pass\">No pair failed or fell below the bar.</p>")
+        return "".join(parts)
+    parts.append("<table><tr><th>pair</th><th>verdict</th><th>busbw (GB/s)</th><th>bar (GB/s)</th>"
+                 "<th>locality</th><th>sub-blocks</th><th>round</th><th>why</th></tr>")
+    for cell in slow:
+        parts.append("<tr><td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+                     "<td>%s</td><td>%s</td></tr>"
+                     % (esc(" + ".join(cell["pair"])), "pass" if cell["ok"] else "fail",
+                        "pass, below the bar" if cell["ok"] else "fail", esc(_gbps(cell["busbw_gbps"])),
+                        esc(_gbps(cell["required_gbps"])), esc(cell["locality"]),
+                        esc(", ".join(pair_matrix.short_path(ident) or "unknown" for ident in cell["subblocks"])),
+                        esc(cell["round"]), esc("; ".join(cell["reasons"]))))
+    parts.append("</table>")
+    return "".join(parts)
+
+
 def to_html(report):
     verdict = report.get("verdict") or "not_judged"
     banner = STANDIN_BANNER if report.get("from_standins") else ""
@@ -331,6 +360,9 @@ def to_html(report):
         parts.append("<h2>%s</h2>" % esc(coll))
         parts.append(svg_chart("%s busbw vs message size (%s)" % (coll, report.get("family")), by_coll[coll][:10],
                                baseline=v.get("baseline_gbps"), required=v.get("required_gbps")))
+    if (report.get("pairwise") or {}).get("rounds"):
+        for coll in pair_matrix.collectives(report):
+            parts.append(matrix_section(report, coll))
     table = report.get("node_table") or {}
     if table:
         parts.append("<h2>Nodes</h2><table><tr><th>node</th><th>address</th><th>status</th><th>reason</th>"

@@ -17,8 +17,8 @@ description:
   - Takes the result of M(gpudirect.gcp.nccl_tests) and writes, under O(dest)/O(run_id)/,
     C(report.json) (schema C(gpudirect.gcp/nccl-report/v1), see docs/validation.md),
     C(junit.xml) (one testcase per collective, per node pair and per single-node run) and
-    C(report.html) (a busbw-vs-message-size SVG chart per collective with the baseline line, and a per-node
-    table).
+    C(report.html) (a busbw-vs-message-size SVG chart per collective with the baseline line, in pairwise mode a
+    pair busbw matrix per collective in topological order with the slow pairs under it, and a per-node table).
   - "Meant to run on the controller (C(delegate_to: localhost))."
   - For a diagnosis (O(diagnosis) given) the reports also carry the findings. C(report.json) gets a top-level
     C(findings) list (C(host), C(component), C(subject), C(severity), C(cause), C(repair)) and C(diagnosis)

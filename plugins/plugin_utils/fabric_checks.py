@@ -8,16 +8,21 @@ part the search blames (a sub-block's or a block's uplink, the path between two
 sub-blocks) is a finding of the cluster naming that part, with the runs that
 failed across it and their busbw; the nodes at its ends are not blamed.  What
 the search cannot pin on anything (cluster mode, an even split, a run that did
-not complete) is a finding of the cluster too (host null).
+not complete) is a finding of the cluster too (host null).  A slow pair (a red
+cell of the report's pair matrix) that no bad node, unknown node or blamed
+fabric part explains is named on its own as a warning, worst first.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import pair_matrix
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import finding
 
 SUBJECT = "nccl-tests"
+# slow pairs named one by one; the rest are counted in one more finding
+MAX_SLOW_PAIRS = 10
 
 
 def skipped(passing, hosts, minimum=2, not_run=None):
@@ -61,11 +66,44 @@ def from_result(result, repairs):
         out.append(finding(None, "fabric", item["what"], "warn",
                            "failed runs that these explain equally well; more nodes in the parts named, or a rerun "
                            "with another pairing, can tell them apart", None))
+    out.extend(_unexplained_slow_pairs(result, bad, fabric))
     if not bad and not fabric.get("bad"):
         for verdict in result.get("collectives") or []:
             if verdict.get("status") == "fail":
                 out.append(finding(None, "fabric", verdict.get("collective"), "fail",
                                    "; ".join(verdict.get("reasons") or []) or "below the baseline", None))
+    return out
+
+
+def _unexplained_slow_pairs(result, bad, fabric):
+    """Warnings for the slow pairs that no node or fabric part the search blamed accounts for."""
+    blamed = set(bad) | set(result.get("unknown_nodes") or [])
+    explained = set(run for item in fabric.get("bad") or [] for run in item.get("runs") or [])
+    seen, slow = set(), []
+    for coll in pair_matrix.collectives(result):
+        for cell in pair_matrix.slow_cells(result, coll):
+            key = "+".join(sorted(cell["pair"]))
+            if key in seen or key in explained or blamed.intersection(cell["pair"]):
+                continue
+            seen.add(key)
+            slow.append(cell)
+    out = []
+    for cell in slow[:MAX_SLOW_PAIRS]:
+        figure = "no figure"
+        if cell["busbw_gbps"] is not None:
+            figure = "%.1f GB/s %s" % (cell["busbw_gbps"], cell["collective"])
+        limit = "" if cell["required_gbps"] is None else ", bar %.1f GB/s" % cell["required_gbps"]
+        where = " and ".join(ident or "unplaced" for ident in cell["subblocks"])
+        why = "; ".join(cell["reasons"]) or ("failed" if not cell["ok"] else "below the bar")
+        out.append(finding(None, "fabric", "pair %s" % " + ".join(cell["pair"]), "warn",
+                           "%s (%s%s, round %s, %s locality, sub-blocks %s); neither node nor any fabric part "
+                           "was blamed for it: rerun the pair to tell a transient from a fault"
+                           % (why, figure, limit, cell["round"], cell["locality"], where), None))
+    if len(slow) > MAX_SLOW_PAIRS:
+        rest = slow[MAX_SLOW_PAIRS:]
+        out.append(finding(None, "fabric", "%d more slow pairs" % len(rest), "warn",
+                           "also slow and not explained: %s; the report's pair matrix shows them all"
+                           % ", ".join(" + ".join(cell["pair"]) for cell in rest[:20]), None))
     return out
 
 

@@ -7,7 +7,7 @@ __metaclass__ = type
 import json
 from xml.etree import ElementTree as ET
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_report, nccl_runner
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_report, nccl_runner, pair_matrix
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nccl_runner import (
     nodes, params, replay)
 
@@ -53,7 +53,8 @@ def test_junit_not_judged_is_skipped_not_passed():
 def test_html_has_chart_with_baseline_and_node_table():
     report = nccl_report.build_report(pairwise_result(), "run<1>")
     html = nccl_report.to_html(report)
-    assert html.count("<svg") == 1 and "baseline 188.0" in html and "required 169.2" in html
+    # the busbw chart, then the pair matrix
+    assert html.count("<svg") == 2 and "baseline 188.0" in html and "required 169.2" in html
     assert "<polyline" in html and "node0+node1" in html
     assert "run&lt;1&gt;" in html and "run<1>" not in html
     assert "Bad nodes: node2" in html
@@ -76,3 +77,60 @@ def test_svg_is_well_formed_and_scaled():
     points = [tuple(map(float, p.split(","))) for p in lines[0].get("points").split()]
     # larger message -> further right and higher (smaller y)
     assert points[1][0] > points[0][0] and points[1][1] < points[0][1]
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def placed_pairwise_result():
+    res = pairwise_result()
+    res["topology"] = {"node0": {"cluster": "c", "block": "b2", "subblock": "s1", "host": "h0"},
+                       "node1": {"cluster": "c", "block": "b1", "subblock": "s1", "host": "h1"},
+                       "node2": {"cluster": "c", "block": "b1", "subblock": "s2", "host": "h2"},
+                       "node3": {}}
+    return res
+
+
+def test_html_pair_matrix_section_names_the_slow_pairs():
+    report = nccl_report.build_report(placed_pairwise_result(), "run1")
+    html = nccl_report.to_html(report)
+    section = html[html.index("<h2>Pair busbw matrix: all_gather</h2>"):html.index("<h2>Nodes</h2>")]
+    svg = section[section.index("<svg"):section.index("</svg>") + 6]
+    root = ET.fromstring(svg)
+    titled = [r for r in root.iter(SVG + "rect") if r.find(SVG + "title") is not None]
+    red = [r for r in titled if r.get("fill") == pair_matrix.SLOW_COLOUR]
+    assert red and all("node2 +" in r.find(SVG + "title").text or "+ node2" in r.find(SVG + "title").text
+                       for r in red)
+    rows = section[section.index("<table>"):].split("<tr>")[2:]
+    assert len(rows) == 2 and all("node2" in row for row in rows)
+    assert "<td>c/b1/s2, c/b2/s1</td>" in section and "<td>cluster</td>" in section
+
+
+def test_json_keeps_the_topology_and_a_compact_matrix():
+    doc = json.loads(nccl_report.to_json(nccl_report.build_report(placed_pairwise_result(), "run1")))
+    assert doc["topology"]["node1"]["block"] == "b1"
+    matrix = doc["pair_matrix"]
+    assert matrix["nodes"] == ["node1", "node2", "node0", "node3"]
+    assert [b["label"] for b in matrix["blocks"]] == ["b1", "b2", "unplaced"]
+    assert [c["pair"] for c in matrix["collectives"]["all_gather"]["slow"]] == [
+        c["pair"] for c in pair_matrix.slow_cells(doc, "all_gather")]
+
+
+def test_no_pair_matrix_in_cluster_mode():
+    res = nccl_runner.NcclTestsRun(params(hosts=nodes(2)), executor=replay([])).execute()
+    report = nccl_report.build_report(res, "r")
+    assert report["pair_matrix"] is None
+    html = nccl_report.to_html(report)
+    assert "Pair busbw matrix" not in html and html.count("<svg") == 1
+
+
+def test_html_escapes_hostile_node_names_in_the_matrix():
+    hostile = "<img src=x onerror=alert(1)>"
+    res = {"mode": "pairwise", "nodes": [hostile, "n1"], "topology": {hostile: {"block": "<b>", "subblock": "&s"}},
+           "collectives": [{"collective": "all_gather", "required_gbps": 169.2}],
+           "pairwise": {"rounds": [[{"pair": [hostile, "n1"], "ok": False, "reasons": ["<why>"],
+                                     "busbw_gbps": {"all_gather": 12.0}}]], "single_node": {}}}
+    html = nccl_report.to_html(nccl_report.build_report(res, "r"))
+    assert "Pair busbw matrix" in html
+    assert hostile not in html and "<b>" not in html and "<why>" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt; + n1" in html

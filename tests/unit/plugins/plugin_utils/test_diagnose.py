@@ -296,3 +296,39 @@ def test_evidence_is_not_changed():
     before = copy.deepcopy(ev)
     diagnose.node_findings(ev, hosts, REPAIRS)
     assert ev == before
+
+
+def test_a_slow_pair_nothing_else_explains_is_named_in_a_finding():
+    topo = {"n0": {"cluster": "c", "block": "b0", "subblock": "s0", "host": "h0"},
+            "n1": {"cluster": "c", "block": "b0", "subblock": "s1", "host": "h1"},
+            "n2": {"cluster": "c", "block": "b0", "subblock": "s1", "host": "h2"},
+            "n3": {"cluster": "c", "block": "b1", "subblock": "s0", "host": "h3"}}
+    rounds = [[{"pair": ["n0", "n1"], "ok": False, "reasons": ["busbw 40.0 < 169.2"], "busbw_gbps": {"all_gather": 40.0}},
+               {"pair": ["n2", "n3"], "ok": False, "reasons": ["exit 1"], "busbw_gbps": {}},
+               {"pair": ["n1", "n2"], "ok": True, "busbw_gbps": {"all_gather": 180.0}}]]
+    result = {"verdict": "fail", "bad_nodes": ["n3"], "node_table": {"n3": {"reason": "failed with every partner"}},
+              "topology": topo, "collectives": [{"collective": "all_gather", "status": "fail", "required_gbps": 169.2,
+                                                 "reasons": ["bad nodes: n3"]}],
+              "pairwise": {"rounds": rounds, "fabric": {"bad": [], "suspect": []}}}
+    found = diagnose.all_findings([], result, ["n0", "n1", "n2", "n3"], ["n0", "n1", "n2", "n3"], REPAIRS)
+    # n2+n3 is explained by the bad node n3; n0+n1 by nothing, so it is named on its own
+    assert [(f["host"], f["component"], f["subject"]) for f in found] == [
+        ("n3", "fabric", "busbw"), (None, "fabric", "pair n0 + n1")]
+    pair = found[1]
+    assert pair["severity"] == "warn" and pair["repair"] is None
+    assert "40.0 GB/s all_gather" in pair["cause"] and "bar 169.2" in pair["cause"]
+    assert "c/b0/s0" in pair["cause"] and "c/b0/s1" in pair["cause"]
+
+
+def test_many_slow_pairs_are_named_up_to_a_bound_and_counted_past_it():
+    names = ["n%02d" % i for i in range(26)]
+    rounds = [[{"pair": [names[i], names[i + 13]], "ok": False, "reasons": ["slow"],
+                "busbw_gbps": {"all_gather": 10.0 + i}} for i in range(13)]]
+    result = {"verdict": "fail", "bad_nodes": [], "node_table": {},
+              "collectives": [{"collective": "all_gather", "status": "fail", "required_gbps": 100.0}],
+              "pairwise": {"rounds": rounds, "fabric": {"bad": [], "suspect": []}}}
+    found = diagnose.all_findings([], result, names, names, REPAIRS)
+    pairs = [f for f in found if f["subject"].startswith("pair ")]
+    assert len(pairs) == 10 and pairs[0]["subject"] == "pair n00 + n13"
+    more = [f for f in found if f["subject"] == "3 more slow pairs"]
+    assert len(more) == 1 and "n12 + n25" in more[0]["cause"]
