@@ -352,8 +352,8 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_api
-from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_hosts
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_api
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_hosts
 
 # Remote strings must never be templated. ansible-core >= 2.19 already treats every
 # value an inventory plugin sets as untrusted (trusted_by_default = False), so the

@@ -15,7 +15,8 @@ from ansible.errors import AnsibleParserError
 from ansible.parsing.dataloader import DataLoader
 
 from ansible_collections.gpudirect.gcp.plugins.inventory import gce_gpu
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, gce_api, gce_hosts
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_api, gce_hosts
 
 
 @pytest.mark.parametrize("listing", [{}, {"zones": ["us-central1-a", "us-central1-b", "europe-west4-b"]}],

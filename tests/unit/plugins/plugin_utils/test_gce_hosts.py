@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, gce_hosts
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_hosts
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "emulator"))
 import compute_api  # noqa: E402

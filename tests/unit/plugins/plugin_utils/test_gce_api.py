@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import gce_api
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_api
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "emulator"))
 import compute_fleet as fx  # noqa: E402

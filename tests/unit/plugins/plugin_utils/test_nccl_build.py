@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_build
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import nccl_build
 
 
 def test_tcpx_builds_against_the_installers_nccl_release():

@@ -9,7 +9,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_command as rc
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import rxdm_command as rc
 
 MEGA_REF = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.23"
 HIGH_REF = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.12"
