@@ -205,6 +205,22 @@ def host_vars(instance, project, mtus):
     }
 
 
+def inventory_host(instance, project, mtus, mode="minimal", extra=(), ansible_host_source="private_ip"):
+    """(the variables the gce_gpu plugin gives the host of one raw instance, its default groups).
+
+    The same record, trimmed by the host_vars option's mode and extra_host_vars, with ansible_host, as the
+    plugin adds it; for static inventories and test fixtures, so none of them builds host vars of its own.
+    ValueError says why an instance cannot be a host."""
+    hvars, why = record(instance, project, mtus)
+    if why:
+        raise ValueError("instance %s: %s" % (instance.get("name") if isinstance(instance, dict) else "?", why))
+    kept = slim(hvars, *kept_vars(mode, extra))
+    address = ansible_host(ansible_host_source, hvars)
+    if address:
+        kept["ansible_host"] = address
+    return kept, groups_for(hvars)
+
+
 def kept_vars(mode, extra=()):
     """(names of the host vars a host keeps, NIC keys its NIC records keep or None for all) for the
     host_vars option's mode and extra_host_vars; ValueError names an unknown mode or variable."""

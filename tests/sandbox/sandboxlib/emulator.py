@@ -10,7 +10,7 @@ import json
 import os
 import sys
 
-from . import common, inventory, layout
+from . import common, instances, inventory
 
 EMULATOR = os.path.join(common.ROOT, "tests", "emulator", "compute_api.py")
 TOKEN = "sandbox-token-not-a-secret"
@@ -27,46 +27,14 @@ def _paths(name):
             "config": os.path.join(d, "gce_gpu.yml")}
 
 
-def region(zone):
-    return zone.rsplit("-", 1)[0]
-
-
 def fixture(plan):
-    prof = layout.family_profile(plan["family"])
-    zone, reg, project = plan["zone"], region(plan["zone"]), plan["project"]
-    instances = []
-    for node in plan["nodes"]:
-        nics = []
-        for net, nic in zip(plan["networks"], node["nics"]):
-            nics.append({
-                "name": nic["name"],
-                "network": "projects/%s/global/networks/%s" % (project, net["name"]),
-                "subnetwork": "projects/%s/regions/%s/subnetworks/%s" % (project, reg, net["name"]),
-                "networkIP": nic["ip"],
-                "nicType": net["nic_type"],
-                "macAddress": nic["mac"],
-                "stackType": "IPV4_ONLY",
-            })
-        instances.append({
-            "id": inventory.instance_id(plan, node),
-            "name": node["name"],
-            "zone": "zones/%s" % zone,
-            "machineType": "zones/%s/machineTypes/%s" % (zone, plan["machine_type"]),
-            "status": "RUNNING",
-            "labels": {"gpudirect-sandbox": plan["name"]},
-            "networkInterfaces": nics,
-            "guestAccelerators": [{"acceleratorType": "zones/%s/acceleratorTypes/%s" % (zone, prof["gpu"]["model"]),
-                                   "acceleratorCount": prof["gpu"]["count"]}],
-            "scheduling": {"provisioningModel": "STANDARD", "onHostMaintenance": "TERMINATE"},
-            "resourceStatus": {"physicalHost": layout.physical_host(node["topology"]),
-                               "physicalHostTopology": layout.physical_host_topology(node["topology"])},
-            "metadata": {"items": [{"key": "gpudirect-sandbox", "value": "STAND-IN: podman node, no GPU"}]},
-        })
+    reg, project = instances.region(plan["zone"]), plan["project"]
+    servers = [instances.instance(plan, node) for node in plan["nodes"]]
     networks = dict((n["name"], {"name": n["name"], "mtu": n["mtu"]}) for n in plan["networks"])
     subnets = dict(("%s/%s" % (reg, n["name"]), {
         "name": n["name"], "region": reg, "ipCidrRange": n["subnet"], "gatewayAddress": n["gateway"],
         "network": "projects/%s/global/networks/%s" % (project, n["name"])}) for n in plan["networks"])
-    return {"projects": {project: {"instances": instances, "networks": networks, "subnetworks": subnets}}}
+    return {"projects": {project: {"instances": servers, "networks": networks, "subnetworks": subnets}}}
 
 
 def plugin_config(plan, url, key_file):

@@ -3,11 +3,7 @@
 import json
 import os
 
-from . import common
-
-
-def _group(value):
-    return "".join(c if c.isalnum() else "_" for c in value)
+from . import common, instances
 
 
 def known_hosts_file(name):
@@ -21,46 +17,12 @@ def ssh_common_args(name):
             "-o LogLevel=ERROR -o ConnectTimeout=10" % known_hosts_file(name))
 
 
-def gce_nics(plan, node):
-    out = []
-    for net, nic in zip(plan["networks"], node["nics"]):
-        out.append({
-            "name": nic["name"],
-            "nic_type": net["nic_type"],
-            "network": net["name"],
-            "subnetwork": net["name"],
-            "ip": nic["ip"],
-            "public_ip": None,
-            "mac": nic["mac"],
-            "mtu": net["mtu"],
-        })
-    return out
-
-
-def instance_id(plan, node):
-    return str(4200000000000 + plan["slot"] * 1000 + node["index"])
-
-
-def host_vars(plan, node, key_file):
-    """What the gce_gpu plugin makes of the emulator's instance for this node (host_vars: minimal), plus SSH
-    settings."""
-    nics = gce_nics(plan, node)
-    gpu = [nic for nic, net in zip(nics, plan["networks"]) if net["gpu"]]
+def ssh_vars(plan, key_file):
     return {
-        "ansible_host": nics[0]["ip"],
         "ansible_user": "root",
         "ansible_ssh_private_key_file": key_file,
         "ansible_ssh_common_args": ssh_common_args(plan["name"]),
         "ansible_python_interpreter": "/usr/bin/python3",
-        "gpu_family": plan["family"],
-        "gpu_transport": plan["transport"],
-        "gce_project": plan["project"],
-        "gce_zone": plan["zone"],
-        "gce_name": node["name"],
-        "gce_status": "RUNNING",
-        "gce_topology": dict(node["topology"]),
-        "gce_nics": nics,
-        "gpu_nics": gpu,
     }
 
 
@@ -78,22 +40,16 @@ def standin_vars():
 
 
 def render(plan, key_file):
-    hosts = dict((n["name"], host_vars(plan, n, key_file)) for n in plan["nodes"])
-    names = dict((n, {}) for n in hosts)
-    groups = {
-        "gpu_nodes": {"hosts": hosts, "vars": standin_vars()},
-        "family_%s" % _group(plan["family"]): {"hosts": dict(names)},
-        "transport_%s" % _group(plan["transport"]): {"hosts": dict(names)},
-        "zone_%s" % _group(plan["zone"]): {"hosts": dict(names)},
-        "project_%s" % _group(plan["project"]): {"hosts": dict(names)},
-    }
-    # the plugin's placement groups
+    hosts, groups = {}, {}
     for node in plan["nodes"]:
-        topo = node["topology"]
-        for group in ("block_%s" % _group(topo["block"]),
-                      "subblock_%s_%s" % (_group(topo["block"]), _group(topo["subblock"]))):
+        # the gce_gpu plugin's host vars for the emulator's instance of this node (host_vars: minimal)
+        hvars, names = instances.inventory_host(plan, node)
+        hvars.update(ssh_vars(plan, key_file))
+        hosts[node["name"]] = hvars
+        # the plugin's default groups (family, transport, zone, project, block, sub-block)
+        for group in names:
             groups.setdefault(group, {"hosts": {}})["hosts"][node["name"]] = {}
-    return {"all": {"children": groups}}
+    return {"all": {"children": dict({"gpu_nodes": {"hosts": hosts, "vars": standin_vars()}}, **groups)}}
 
 
 def write(plan, key_file, path):

@@ -14,13 +14,20 @@ import sys
 
 import yaml
 
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_hosts
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
+
+import compute_fleet as fx  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def test_nccl_phase_in_check_mode_reports_and_does_nothing(tmp_path):
-    node = {"gpu_family": "a3-mega", "gce_zone": "us-central1-a"}
+    # the hosts as the gce_gpu plugin makes them (host_vars: minimal)
+    hosts = dict(("n%d" % i, gce_hosts.inventory_host(fx.gpu_instance("vm-%d" % i, "a3-mega", index=i), "p", {})[0])
+                 for i in range(2))
     inv = {"gpu_nodes": {"vars": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable},
-                         "hosts": {"n0": dict(node), "n1": dict(node)}}}
+                         "hosts": hosts}}
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inv))
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
             os.path.join(ROOT, "playbooks", "phases", "nccl_tests.yml"), "--check", "--diff",

@@ -154,3 +154,22 @@ def test_ansible_host_sources():
     assert gce_hosts.ansible_host("private_ip", hv) == "10.0.0.1"
     assert gce_hosts.ansible_host("public_ip", hv) == "1.2.3.4"
     assert gce_hosts.ansible_host("name", hv) == "vm"
+
+
+def test_inventory_host_is_the_minimal_record_with_address_and_groups():
+    inst = _raw("vm", "a3-mega", public_ip="34.0.0.9")
+    full = gce_hosts.host_vars(inst, "p", {})
+    hvars, groups = gce_hosts.inventory_host(inst, "p", {})
+    assert set(hvars) == set(gce_hosts.MINIMAL_HOST_VARS) | {"ansible_host"}
+    assert hvars["ansible_host"] == full["gce_nics"][0]["ip"]
+    assert all(set(nic) <= set(gce_hosts.MINIMAL_NIC_KEYS) for nic in hvars["gce_nics"] + hvars["gpu_nics"])
+    assert groups == gce_hosts.groups_for(full)
+    hvars, _groups = gce_hosts.inventory_host(inst, "p", {}, mode="full", ansible_host_source="public_ip")
+    assert hvars == dict(full, ansible_host="34.0.0.9")
+
+
+def test_inventory_host_names_an_unusable_instance():
+    inst = _raw("vm", "a3-mega")
+    del inst["networkInterfaces"][2:]
+    with pytest.raises(ValueError, match=r"^instance vm: 2 NICs, but a3-mega has 9$"):
+        gce_hosts.inventory_host(inst, "p", {})
