@@ -57,8 +57,21 @@ class GpuModule(object):
             raise TypeError("commands are argument lists")
         return self.module.run_command(list(argv), check_rc=check_rc)
 
-    def which(self, name):
-        return self.module.get_bin_path(name)
+    def which(self, name, required=False):
+        """The path of an executable on PATH, or None (with required, the module fails naming it)."""
+        return self.module.get_bin_path(name, required=required)
+
+    def executable(self, name):
+        """An absolute path as given, else the executable found on PATH (the module fails naming it)."""
+        return name if os.path.isabs(name) else self.which(name, required=True)
+
+    def jsonify(self, data):
+        return self.module.jsonify(data)
+
+    @staticmethod
+    def diff(before, after, path):
+        """The result's diff for a file at path: before and after as text ("" when absent)."""
+        return dict(before=before or "", after=after or "", before_header=path, after_header=path)
 
     def write_file(self, path, text, mode, dir_mode=0o755):
         """write_atomic, with the error returned as one line naming the path (None on success).

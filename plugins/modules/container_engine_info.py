@@ -64,21 +64,17 @@ daemon_unit:
   type: str
 """
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.container_engine import EngineError, find_engine
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(engine=dict(type="str", default="auto", choices=["auto", "docker", "podman"])),
-        supports_check_mode=True,
-    )
+    gm = GpuModule(dict(engine=dict(type="str", default="auto", choices=["auto", "docker", "podman"])))
     try:
-        found = find_engine(module.get_bin_path, module.run_command, module.params["engine"])
+        found = find_engine(gm.which, gm.run, gm.params["engine"])
     except EngineError as exc:
-        module.fail_json(msg=str(exc))
-    module.exit_json(changed=False, **found)
+        gm.fail(str(exc))
+    gm.exit(changed=False, **found)
 
 
 if __name__ == "__main__":

@@ -99,9 +99,8 @@ def main():
     changed = after != before or (p["state"] == "present" and not os.path.exists(p["path"]))
     result = dict(changed=changed, cred_helpers=after.get("credHelpers", {}))
     if changed:
-        result["diff"] = dict(before=registry_auth.dump(registry_auth.redacted(before)) if text else "",
-                              after=registry_auth.dump(registry_auth.redacted(after)),
-                              before_header=p["path"], after_header=p["path"])
+        result["diff"] = gm.diff(registry_auth.dump(registry_auth.redacted(before)) if text else "",
+                                 registry_auth.dump(registry_auth.redacted(after)), p["path"])
     if changed and not gm.check_mode:
         error = gm.write_file(p["path"], registry_auth.dump(after), 0o600, dir_mode=0o700)
         if error:

@@ -105,14 +105,13 @@ env:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
+    gm = GpuModule(
+        dict(
             env=dict(type="dict"),
             path=dict(type="path"),
             iface_vars=dict(type="list", elements="str", default=[]),
@@ -125,29 +124,28 @@ def main():
         ),
         mutually_exclusive=[["env", "path"]],
         required_one_of=[["env", "path"]],
-        supports_check_mode=True,
     )
-    p = module.params
+    p = gm.params
     extra = {}
     if p["path"]:
         try:
             with open(p["path"]) as fh:
                 p["env"] = parse_profile(fh.read())[0]
         except (IOError, OSError) as exc:
-            module.fail_json(msg="cannot read the NCCL env file %s: %s" % (p["path"], exc.strerror or exc),
-                             problems=["%s: %s" % (p["path"], exc.strerror or exc)], present=False)
+            gm.fail("cannot read the NCCL env file %s: %s" % (p["path"], exc.strerror or exc),
+                    problems=["%s: %s" % (p["path"], exc.strerror or exc)], present=False)
         extra = dict(env=p["env"], present=True)
     try:
         interfaces = sorted(os.listdir(p["sysfs_net"]))
     except OSError as exc:
-        module.fail_json(msg="cannot list interfaces in %s: %s" % (p["sysfs_net"], exc))
+        gm.fail("cannot list interfaces in %s: %s" % (p["sysfs_net"], exc))
     problems = list(p["problems"]) + check_env(p["env"], p["iface_vars"], p["binding_vars"], interfaces,
                                                p["plugin_lib_dir"], p["plugin_library"],
                                                plugin_missing_ok=p["plugin_missing_ok"])
     if problems:
         what = p["path"] or "NCCL environment not written"
-        module.fail_json(msg="%s: %s" % (what, "; ".join(problems)), problems=problems, interfaces=interfaces, **extra)
-    module.exit_json(changed=False, problems=[], interfaces=interfaces, **extra)
+        gm.fail("%s: %s" % (what, "; ".join(problems)), problems=problems, interfaces=interfaces, **extra)
+    gm.exit(changed=False, problems=[], interfaces=interfaces, **extra)
 
 
 if __name__ == "__main__":

@@ -120,15 +120,14 @@ installer_output:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
 from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
+    gm = GpuModule(
+        dict(
             engine=dict(type="str", required=True),
             image=dict(type="str", required=True),
             tag=dict(type="str", required=True),
@@ -141,13 +140,12 @@ def main():
             container_name=dict(type="str", default="nccl-installer"),
             force=dict(type="bool", default=False),
         ),
-        supports_check_mode=True,
     )
-    p = module.params
+    p = gm.params
     try:
         ce.image_ref(p["image"], p["tag"], p["digest"])
     except ce.EngineError as exc:
-        module.fail_json(msg=str(exc))
+        gm.fail(str(exc))
     previous = pi.read_record(p["record_path"])
     missing = pi.missing_files(p["files_dir"], p["files"])
     modified = pi.modified_files(previous, p["files_dir"])
@@ -156,29 +154,27 @@ def main():
                   installer_output="", record=pi.public(previous))
     if pi.up_to_date(previous, p["image"], p["tag"], p["digest"]) and not missing and not modified \
             and not p["force"]:
-        module.exit_json(**result)
+        gm.exit(**result)
 
     result["changed"] = True
-    before = "%s\n" % module.jsonify(pi.public(previous)) if previous else ""
-    if module.check_mode:
-        result["diff"] = dict(before=before, after="%s\n" % module.jsonify(wanted),
-                              before_header=p["record_path"], after_header=p["record_path"])
-        module.exit_json(**result)
+    before = "%s\n" % gm.jsonify(pi.public(previous)) if previous else ""
+    if gm.check_mode:
+        result["diff"] = gm.diff(before, "%s\n" % gm.jsonify(wanted), p["record_path"])
+        gm.exit(**result)
 
-    engine = p["engine"] if os.path.isabs(p["engine"]) else module.get_bin_path(p["engine"], required=True)
+    engine = gm.executable(p["engine"])
     parent = os.path.dirname(p["record_path"])
     try:
-        record, output = pi.install(module.run_command, engine, p["image"], p["tag"], p["digest"], p["install_args"],
+        record, output = pi.install(gm.run, engine, p["image"], p["tag"], p["digest"], p["install_args"],
                                     p["volumes"], p["files_dir"], p["files"], name=p["container_name"])
         if not os.path.isdir(parent):
             os.makedirs(parent)
         pi.write_record(p["record_path"], record)
     except (pi.InstallError, ce.EngineError, OSError) as exc:
-        module.fail_json(msg="nccl_plugin_install: %s" % exc, **result)
+        gm.fail("nccl_plugin_install: %s" % exc, **result)
     result.update(record=pi.public(record), installer_output=output[-4000:],
-                  diff=dict(before=before, after="%s\n" % module.jsonify(pi.public(record)),
-                            before_header=p["record_path"], after_header=p["record_path"]))
-    module.exit_json(**result)
+                  diff=gm.diff(before, "%s\n" % gm.jsonify(pi.public(record)), p["record_path"]))
+    gm.exit(**result)
 
 
 if __name__ == "__main__":

@@ -230,10 +230,9 @@ commands:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_pairing
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_runner import (
     NcclTestsRun, RunnerInputError, read_env_file)
 
@@ -275,8 +274,8 @@ def build_params(p, euid=None):
 
 
 def run_module(executor=None, euid=None):
-    module = AnsibleModule(
-        argument_spec=dict(
+    gm = GpuModule(
+        dict(
             family=dict(type="str", required=True),
             hosts=dict(type="list", elements="dict", required=True),
             mode=dict(type="str", choices=["cluster", "pairwise"], default="cluster"),
@@ -308,19 +307,18 @@ def run_module(executor=None, euid=None):
             mpirun_extra_args=dict(type="list", elements="str", default=[]),
             test_extra_args=dict(type="list", elements="str", default=[]),
         ),
-        supports_check_mode=True,
     )
     try:
-        params = build_params(module.params, euid=euid)
-        if not module.check_mode and os.sep not in params["mpirun"]:
-            found = module.get_bin_path(params["mpirun"])
+        params = build_params(gm.params, euid=euid)
+        if not gm.check_mode and os.sep not in params["mpirun"]:
+            found = gm.which(params["mpirun"])
             if not found:
                 raise RunnerInputError("mpirun: %r not found on the launcher's PATH" % params["mpirun"])
             params["mpirun"] = found
-        result = NcclTestsRun(params, executor=executor).execute(check_mode=module.check_mode)
+        result = NcclTestsRun(params, executor=executor).execute(check_mode=gm.check_mode)
     except RunnerInputError as exc:
-        module.fail_json(msg=str(exc))
-    module.exit_json(changed=False, **result)
+        gm.fail(str(exc))
+    gm.exit(changed=False, **result)
 
 
 def main():

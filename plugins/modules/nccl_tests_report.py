@@ -104,17 +104,16 @@ summary:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 _FILES = {"json": ("report.json", nccl_report.to_json), "junit": ("junit.xml", nccl_report.to_junit),
           "html": ("report.html", nccl_report.to_html)}
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
+    gm = GpuModule(
+        dict(
             result=dict(type="dict", default={}),
             findings=dict(type="list", elements="dict", default=[]),
             hosts=dict(type="list", elements="str", default=[]),
@@ -125,17 +124,16 @@ def main():
             formats=dict(type="list", elements="str", choices=["json", "junit", "html"],
                          default=["json", "junit", "html"]),
         ),
-        supports_check_mode=True,
     )
-    p = module.params
+    p = gm.params
     if not p["run_id"] or os.sep in p["run_id"] or p["run_id"] in (".", ".."):
-        module.fail_json(msg="run_id: %r is not a plain directory name" % p["run_id"])
+        gm.fail("run_id: %r is not a plain directory name" % p["run_id"])
     run_dir = os.path.join(p["dest"], p["run_id"])
     report = nccl_report.build_report(p["result"], p["run_id"], findings=p["findings"], hosts=p["hosts"],
                                       diagnosis=p["diagnosis"], standins=p["standins"])
     files = dict((fmt, os.path.join(run_dir, _FILES[fmt][0])) for fmt in p["formats"])
     changed = False
-    if not module.check_mode:
+    if not gm.check_mode:
         try:
             if not os.path.isdir(run_dir):
                 os.makedirs(run_dir)
@@ -152,10 +150,10 @@ def main():
                     os.rename(tmp, path)
                     changed = True
         except (IOError, OSError) as exc:
-            module.fail_json(msg="cannot write the reports under %s: %s" % (run_dir, exc))
+            gm.fail("cannot write the reports under %s: %s" % (run_dir, exc))
     else:
         changed = any(not os.path.exists(path) for path in files.values())
-    module.exit_json(changed=changed, run_dir=run_dir, files=files, summary=report["summary"])
+    gm.exit(changed=changed, run_dir=run_dir, files=files, summary=report["summary"])
 
 
 if __name__ == "__main__":

@@ -118,16 +118,13 @@ log_tail:
   elements: str
 """
 
-import os
-
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
+    gm = GpuModule(
+        dict(
             engine=dict(type="str", required=True),
             container=dict(type="str", default="receive-datapath-manager"),
             unit=dict(type="str"),
@@ -138,19 +135,18 @@ def main():
             interval_s=dict(type="float", default=2.0),
             log_lines=dict(type="int", default=20),
         ),
-        supports_check_mode=True,
     )
-    p = module.params
-    engine = p["engine"] if os.path.isabs(p["engine"]) else module.get_bin_path(p["engine"], required=True)
-    result = rr.wait_ready(module.run_command, engine, p["container"], p["health_check_file"], p["ready_line"],
+    p = gm.params
+    engine = gm.executable(p["engine"])
+    result = rr.wait_ready(gm.run, engine, p["container"], p["health_check_file"], p["ready_line"],
                            settle_s=p["settle_s"], timeout_s=p["timeout_s"], interval_s=p["interval_s"])
     reason = result["reason"]
-    result.update(rr.describe(module.run_command, engine, p["container"], p["unit"], module.get_bin_path("systemctl")))
+    result.update(rr.describe(gm.run, engine, p["container"], p["unit"], gm.which("systemctl")))
     if not result["ready"]:
-        tail = rr.last_log_lines(module.run_command, engine, p["container"], p["log_lines"], p["unit"])
-        module.fail_json(msg="RxDM not ready after %ss: %s. Last %d log lines:\n%s"
-                         % (p["timeout_s"], reason, len(tail), "\n".join(tail)), log_tail=tail, **result)
-    module.exit_json(changed=False, **result)
+        tail = rr.last_log_lines(gm.run, engine, p["container"], p["log_lines"], p["unit"])
+        gm.fail("RxDM not ready after %ss: %s. Last %d log lines:\n%s"
+                % (p["timeout_s"], reason, len(tail), "\n".join(tail)), log_tail=tail, **result)
+    gm.exit(changed=False, **result)
 
 
 if __name__ == "__main__":

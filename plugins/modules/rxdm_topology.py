@@ -131,7 +131,7 @@ def main():
     changed = before != content or (before is not None and (os.stat(p["dest"]).st_mode & 0o7777) != mode)
     result = dict(changed=changed, content=content, pairs=pairs)
     if changed:
-        result["diff"] = dict(before=before or "", after=content, before_header=p["dest"], after_header=p["dest"])
+        result["diff"] = gm.diff(before, content, p["dest"])
     if changed and not gm.check_mode:
         error = gm.write_file(p["dest"], content, mode)
         if error:

@@ -1,0 +1,71 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""GpuModule, the one wrapper every module is built on."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ast
+import json
+import os
+
+import pytest
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+
+MODULES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "plugins", "modules")
+
+
+def _names(path):
+    with open(path) as fh:
+        tree = ast.parse(fh.read(), path)
+    return set(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+
+
+@pytest.mark.parametrize("name", sorted(f for f in os.listdir(MODULES) if f.endswith(".py")))
+def test_every_module_is_built_on_gpu_module(name):
+    names = _names(os.path.join(MODULES, name))
+    assert "GpuModule" in names and "AnsibleModule" not in names
+
+
+def _gm(args=None, **kwargs):
+    with patch_module_args(args or {}):
+        return GpuModule(dict(path=dict(type="path")), **kwargs)
+
+
+def test_executable_keeps_an_absolute_path_and_looks_up_a_name(monkeypatch):
+    looked_up = []
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path",
+                        lambda self, name, required=False, **kw: looked_up.append((name, required)) or "/bin/" + name)
+    gm = _gm()
+    assert gm.executable("/opt/podman") == "/opt/podman" and looked_up == []
+    assert gm.executable("podman") == "/bin/podman" and looked_up == [("podman", True)]
+
+
+def test_executable_not_found_is_one_line(capsys):
+    with patch_module_args({}):
+        gm = GpuModule({})
+        with pytest.raises(SystemExit):
+            gm.executable("no-such-engine-anywhere")
+    out = json.loads(capsys.readouterr().out)
+    assert out["failed"] and "no-such-engine-anywhere" in out["msg"] and "\n" not in out["msg"]
+
+
+def test_diff_names_the_file_on_both_sides():
+    assert GpuModule.diff(None, "a\n", "/etc/x") == {"before": "", "after": "a\n", "before_header": "/etc/x",
+                                                     "after_header": "/etc/x"}
+
+
+def test_commands_are_argument_lists():
+    with pytest.raises(TypeError):
+        _gm().run("echo hi")
+
+
+def test_check_and_diff_mode_come_from_ansible():
+    gm = _gm({"_ansible_check_mode": True, "_ansible_diff": True})
+    assert gm.check_mode and gm.diff_mode
+    gm = _gm()
+    assert not gm.check_mode and not gm.diff_mode
