@@ -7,7 +7,7 @@ Everything else (the inventory plugin, the roles through the
 ``gpudirect.gcp.family_profile`` filter, the NCCL judge) reads these facts from
 here; nothing copies them.
 
-Source keys used in the comments:
+Source keys used in the comments (in brackets, and first in each "source" value):
   CT   GoogleCloudPlatform/cluster-toolkit (blueprints, gpu_direct.tf, nccl-tests scripts)
   SG   GoogleCloudPlatform/slurm-gcp (receive-data-path-manager prolog)
   CEA  GoogleCloudPlatform/container-engine-accelerators (installers, README)
@@ -28,6 +28,11 @@ Source keys used in the comments:
   GKER Google doc for Ray on GKE with H200 (tuner file for H200)
   MGC  MG-Cafe TCPXO A3 Mega benchmark report
   UNOFF community "create-a3mega" Debian 12 image guide
+  NVL72 NVIDIA GB200 NVL72 specification (NVLink 5 bandwidth per GPU)
+
+A family that is another plus a few differences is declared that way (_based_on),
+so the facts they share are written once.
+
 A value of ``None`` means "not known from any source"; code must treat it as
 unknown, never as zero.
 
@@ -377,38 +382,6 @@ FAMILIES = {
                        "stepfactor": 2, "warmup_iters": 5, "iters": 40},
         "source": "CT a3high blueprints; GNB; SG; CEA",
     },
-    "a3-edge": {
-        "machine_type": "a3-edgegpu-8g",
-        "transport": "tcpx",
-        "arch": "x86_64",
-        "gpu": {"model": "nvidia-h100-80gb", "count": 8, "cuda_arch": "90"},
-        # DS and SP treat A3 Edge exactly as A3 High; guest names unconfirmed
-        "nics": _nics(["eth0", "eth1", "eth2", "eth3", "eth4"],
-                      ["enp0s12", "enp6s0", "enp12s0", "enp134s0", "enp140s0"],
-                      ["GVNIC"] * 5, [1, 2, 3, 4], [0], 200),
-        "rdma_devices": [],
-        "vpc_mtu": 8244,
-        "max_vm_gbps": 800,              # GNB versions say 600 or 800
-        "rxdm": _TCPX_RXDM,
-        "plugin": _TCPX_PLUGIN,
-        "nccl_env": _TCPX_ENV,
-        "nccl_env_ifaces": _TCPX_ENV_IFACES,
-        "nccl_env_bindings": _TCPX_BINDINGS,
-        "nccl_env_forbidden": [],
-        "host": {
-            "kernel_modules": [],
-            "udev_rules": [],
-            "devices": [],
-            "sysctl": {"net.core.optmem_max": "131072"},
-            "wait_online_timeout_s": 120,
-            "held_packages": ["nvidia-driver-570-server-open", "cuda-toolkit-12-8"],
-        },
-        "baselines": [],                 # no published A3 Edge figure
-        "avg_busbw_floor": UNKNOWN,
-        "nccl_tests": {"collectives": ["all_gather", "all_reduce"], "minbytes": "1G", "maxbytes": "8G",
-                       "stepfactor": 2, "warmup_iters": 5, "iters": 40},
-        "source": "DS, SP (treated as A3 High); GNB",
-    },
     "a3-mega": {
         "machine_type": "a3-megagpu-8g",
         "transport": "tcpxo",
@@ -495,43 +468,6 @@ FAMILIES = {
                        "stepfactor": 2, "warmup_iters": 5, "iters": 100},
         "source": "CT a3ultra blueprints; GNB; RNP; NVM",
     },
-    "a4": {
-        "machine_type": "a4-highgpu-8g",
-        "transport": "gib",
-        "arch": "x86_64",
-        "gpu": {"model": "nvidia-b200", "count": 8, "cuda_arch": "100"},
-        # same NIC layout as A3 Ultra [GNB]; names [CT a4high-vm, a4 ramble script]
-        "nics": _nics(["eth%d" % i for i in range(10)],
-                      ["enp0s19", "enp192s20"] + ["gpu%drdma0" % i for i in range(8)],
-                      ["GVNIC"] * 2 + ["MRDMA"] * 8, list(range(2, 10)), [0, 1], 400),
-        "rdma_devices": ["mlx5_%d" % i for i in range(8)],
-        "vpc_mtu": 8896,
-        "max_vm_gbps": 3600,
-        "rxdm": UNKNOWN,
-        "plugin": _gib_plugin(_REGISTRY + "/gpudirect-gib/nccl-plugin-gib", "v1.1.1"),
-        # B200 [GIBD; CT a4high-vm.yaml]
-        "nccl_env": dict(_GIB_ENV, NCCL_TUNER_CONFIG_PATH="{install_dir}/configs/tuner_config_a4.txtpb"),
-        "nccl_env_ifaces": _GIB_ENV_IFACES,
-        "nccl_env_bindings": {},
-        "nccl_env_forbidden": [],
-        "host": {
-            "kernel_modules": [],
-            "udev_rules": [],
-            "devices": [],
-            "sysctl": {"net.core.optmem_max": "131072"},
-            "wait_online_timeout_s": 180,
-            "held_packages": _NVIDIA_HELD,
-            "gids_per_nic": 4,
-        },
-        "baselines": [
-            {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 375.0, "source": "NVM"},
-            {"collective": "all_reduce", "bytes": 8 * 2 ** 30, "busbw_gbps": 683.0, "source": "DS gcp.md"},
-        ],
-        "avg_busbw_floor": _floor(250.0, "CHS a4.yaml"),
-        "nccl_tests": {"collectives": ["all_gather", "all_reduce"], "minbytes": "256M", "maxbytes": "8G",
-                       "stepfactor": 2, "warmup_iters": 5, "iters": 100},  # [CT via RMB]
-        "source": "CT a4high blueprints; GNB; NVM; DS",
-    },
     "a4x": {
         "machine_type": "a4x-highgpu-4g",
         "transport": "gib",
@@ -570,7 +506,7 @@ FAMILIES = {
             {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 454.0, "source": "NA4X",
              "scope": "nvlink_domain"},
         ],
-        "nvlink_domain_gbps": 900.0,     # NVLink 5, 1.8 TB/s per GPU both ways (NVIDIA GB200 NVL72 spec)
+        "nvlink_domain_gbps": 900.0,     # NVLink 5, 1.8 TB/s per GPU both ways [NVL72]
         # Across domains no busbw figure is published; CHS's A4X bar runs with
         # NCCL_MNNVL_ENABLE=0, i.e. over the network [CHS a4x.yaml]
         "avg_busbw_floor": _floor(160.0, "CHS a4x.yaml (NCCL_MNNVL_ENABLE=0)"),
@@ -579,6 +515,48 @@ FAMILIES = {
         "source": "CT a4x blueprints; GNB; NA4X",
     },
 }
+
+
+
+def _based_on(base, differences):
+    """A family declared as another plus its differences.
+
+    Facts the differences do not name are the base's own objects (referenced, not
+    copied); a mapping in differences is merged into the base's mapping key by key,
+    any other value (lists included) replaces the base's."""
+    out = dict(base)
+    for key, value in differences.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            value = _based_on(base[key], value)
+        out[key] = value
+    return out
+
+
+# DS and SP treat A3 Edge exactly as A3 High (NICs, MTU, RxDM, plugin, NCCL settings,
+# host set-up); guest names unconfirmed
+FAMILIES["a3-edge"] = _based_on(FAMILIES["a3-high"], {
+    "machine_type": "a3-edgegpu-8g",
+    "max_vm_gbps": 800,              # GNB versions say 600 or 800
+    "baselines": [],                 # no published A3 Edge figure
+    "avg_busbw_floor": UNKNOWN,
+    "source": "DS, SP (treated as A3 High); GNB",
+})
+
+# A4 is A3 Ultra with B200 GPUs: the same NIC layout [GNB], MTU, plugin and host set-up
+FAMILIES["a4"] = _based_on(FAMILIES["a3-ultra"], {
+    "machine_type": "a4-highgpu-8g",
+    "gpu": {"model": "nvidia-b200", "cuda_arch": "100"},
+    # B200 [GIBD; CT a4high-vm.yaml]
+    "nccl_env": {"NCCL_TUNER_CONFIG_PATH": "{install_dir}/configs/tuner_config_a4.txtpb"},
+    "baselines": [
+        {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 375.0, "source": "NVM"},
+        {"collective": "all_reduce", "bytes": 8 * 2 ** 30, "busbw_gbps": 683.0, "source": "DS gcp.md"},
+    ],
+    "avg_busbw_floor": _floor(250.0, "CHS a4.yaml"),
+    # [CT via RMB]
+    "nccl_tests": {"collectives": ["all_gather", "all_reduce"]},
+    "source": "CT a4high blueprints; GNB; NVM; DS",
+})
 
 MACHINE_TYPES = dict((f["machine_type"], name) for name, f in FAMILIES.items())
 

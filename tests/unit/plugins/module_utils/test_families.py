@@ -230,12 +230,54 @@ def test_every_source_key_in_the_table_is_in_its_legend():
     legend_text, _sep, body = text.partition('"""\n\nfrom __future__')
     legend = set(re.findall(r"^\s+([A-Z][A-Z0-9]{1,5})\s", legend_text, re.M))
     used = set()
-    for bracket in re.findall(r"\[([^\]]+)\]", body):
-        for part in re.split(r"[;,]", bracket):
+    # citations: [KEY detail; KEY, KEY] in comments, and "source": "KEY detail; KEY" values
+    for citation in re.findall(r"\[([^\]]+)\]", body) + re.findall(r'"source": "([^"]+)"', body):
+        for part in re.split(r"[;,]", citation):
             word = part.split()[0] if part.split() else ""
             if re.match(r"^[A-Z][A-Z0-9]{1,5}$", word):
                 used.add(word)
-    assert used and used <= legend, sorted(used - legend)
+    assert used and used <= legend, "source keys missing from the legend: %s" % sorted(used - legend)
+    assert legend <= used, "legend keys no fact cites: %s" % sorted(legend - used)
+
+
+# What A3 Edge and A4 resolved to when each was written out in full: the base family's facts with
+# these differences and no others.
+A3_EDGE_DIFFERS_FROM_A3_HIGH = {
+    "machine_type": "a3-edgegpu-8g",
+    "max_vm_gbps": 800,
+    "baselines": [],
+    "avg_busbw_floor": None,
+    "source": "DS, SP (treated as A3 High); GNB",
+}
+A4_DIFFERS_FROM_A3_ULTRA = {
+    "machine_type": "a4-highgpu-8g",
+    "gpu": {"model": "nvidia-b200", "count": 8, "cuda_arch": "100"},
+    "nccl_env": {"NCCL_NET": "gIB", "NCCL_TUNER_CONFIG_PATH": "{install_dir}/configs/tuner_config_a4.txtpb"},
+    "baselines": [
+        {"collective": "all_gather", "bytes": 8589934592, "busbw_gbps": 375.0, "source": "NVM"},
+        {"collective": "all_reduce", "bytes": 8589934592, "busbw_gbps": 683.0, "source": "DS gcp.md"},
+    ],
+    "avg_busbw_floor": {"collective": "all_gather", "gbps": 250.0, "minbytes": 2147483648, "maxbytes": 8589934592,
+                        "source": "CHS a4.yaml"},
+    "nccl_tests": {"collectives": ["all_gather", "all_reduce"], "minbytes": "256M", "maxbytes": "8G",
+                   "stepfactor": 2, "warmup_iters": 5, "iters": 100},
+    "source": "CT a4high blueprints; GNB; NVM; DS",
+}
+
+
+@pytest.mark.parametrize("name, base, differences", [("a3-edge", "a3-high", A3_EDGE_DIFFERS_FROM_A3_HIGH),
+                                                     ("a4", "a3-ultra", A4_DIFFERS_FROM_A3_ULTRA)])
+def test_a_family_declared_on_another_resolves_to_the_base_plus_its_differences(name, base, differences):
+    assert F.FAMILIES[name] == dict(F.FAMILIES[base], **differences)
+    # and the differences are real ones
+    assert all(F.FAMILIES[base][key] != value for key, value in differences.items())
+
+
+def test_a_derived_family_shares_the_base_objects_and_never_changes_the_base():
+    edge, high = F.FAMILIES["a3-edge"], F.FAMILIES["a3-high"]
+    assert edge["rxdm"] is high["rxdm"] and edge["nics"] is high["nics"]
+    assert F.FAMILIES["a3-ultra"]["gpu"]["model"] == "nvidia-h200-141gb"
+    assert F.FAMILIES["a3-ultra"]["nccl_env"]["NCCL_TUNER_CONFIG_PATH"].endswith("tuner_config_a3u.txtpb")
 
 
 def test_the_family_table_loads_on_its_own_as_the_sandbox_and_doc_tools_load_it():
