@@ -8,9 +8,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible.utils.unsafe_proxy import wrap_var
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils import diagnose, findings
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
 
 
 def _repairs(zones, playbook, repair_args):
@@ -37,7 +37,7 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise AnsibleFilterError("diagnose_node_findings: malformed evidence: %s" % exc)
     # node output (log lines, file contents) must never be templated again
-    return wrap_var(out)
+    return make_unsafe(out)
 
 
 def diagnose_passing(items, hosts):
@@ -49,7 +49,7 @@ def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=
     hosts = _hosts(hosts, "diagnose_add_fabric")
     out = diagnose.all_findings(items or [], nccl_result or {}, _hosts(tested, "diagnose_add_fabric"), hosts,
                                 _repairs(zones, playbook, repair_args), minimum=int(minimum), not_run=not_run or None)
-    return wrap_var(out)
+    return make_unsafe(out)
 
 
 def diagnose_line(item):

@@ -8,9 +8,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible.utils.unsafe_proxy import wrap_var
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils import slurm_topology
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
 
 
 def slurm_topology_conf(nodes, levels=slurm_topology.DEFAULT_LEVELS, unplaced_switch="unplaced"):
@@ -19,7 +19,7 @@ def slurm_topology_conf(nodes, levels=slurm_topology.DEFAULT_LEVELS, unplaced_sw
     except ValueError as exc:
         raise AnsibleFilterError("slurm_topology_conf: %s" % exc)
     # ids from the inventory end up in the comments: never template them again
-    return wrap_var(text)
+    return make_unsafe(text)
 
 
 class FilterModule(object):

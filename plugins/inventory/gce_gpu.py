@@ -354,13 +354,7 @@ from ansible.utils.display import Display
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_api
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_hosts
-
-# Remote strings must never be templated. ansible-core >= 2.19 already treats every
-# value an inventory plugin sets as untrusted (trusted_by_default = False), so the
-# recursive wrap, costly on large fleets, is only needed on older cores.
-from ansible.utils.unsafe_proxy import wrap_var as make_unsafe
-
-_CORE_UNTRUSTS_INVENTORY = getattr(BaseInventoryPlugin, "trusted_by_default", True) is False
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import UNTRUSTED_BY_DEFAULT, make_unsafe
 
 display = Display()
 
@@ -638,7 +632,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             names += ("gce_raw",)
         unplaced = values = 0
         for name, hvars in hosts:
-            if not _CORE_UNTRUSTS_INVENTORY:
+            # Remote strings must never be templated. ansible-core >= 2.19 trusts no value an
+            # inventory plugin sets, so the walk, costly on large fleets, is for older cores.
+            if not UNTRUSTED_BY_DEFAULT:
                 hvars = make_unsafe(hvars)
             host = self.inventory.add_host(name)
             for group in gce_hosts.groups_for(hvars):

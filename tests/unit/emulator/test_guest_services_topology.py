@@ -15,9 +15,9 @@ from urllib.request import Request, urlopen
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.modules import gce_topology_info
-# the module tests' autouse fixtures: warnings come back in the result, each test with its own
+# the module tests' autouse fixture: warnings come back in the result, each test with its own
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.conftest import (  # noqa: F401 pylint: disable=unused-import
-    module_side_of_the_process, own_warnings)
+    module_warnings)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_gce_topology_info import warnings
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run as run_module
 

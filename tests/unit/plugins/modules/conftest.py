@@ -1,11 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Run modules as they run on a node, each test with its own warnings.
+"""Module warnings come back in the module's result, each test with its own.
 
-ansible-core 2.19 sends module warnings straight to the controller's Display
-once controller code (the inventory tests) has been imported in the same
-process; on a node they are returned in the result instead, which is what
-these tests check.
+On a node a module returns its warnings in its result. In a test process that has
+also loaded controller code (the inventory and filter tests), ansible-core 2.19
+shows them on the controller's display instead, and keeps them process-wide
+otherwise. This fixture records what AnsibleModule.warn is given, per test, and
+hands that list to the result, through the public warn/get_warnings functions
+AnsibleModule calls (get_warning_messages before ansible-core 2.19).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -13,22 +15,18 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import pytest
-from ansible.module_utils.common import warnings as ansible_warnings
-
-try:
-    from ansible.module_utils import _internal as module_internal
-except ImportError:  # ansible-core < 2.19 has no controller switch
-    module_internal = None
+from ansible.module_utils import basic
 
 
 @pytest.fixture(autouse=True)
-def module_side_of_the_process(monkeypatch):
-    if module_internal is not None and hasattr(module_internal, "is_controller"):
-        monkeypatch.setattr(module_internal, "is_controller", False)
+def module_warnings(monkeypatch):
+    recorded = []
 
+    def warn(warning, *args, **kwargs):
+        recorded.append(warning)
 
-@pytest.fixture(autouse=True)
-def own_warnings(monkeypatch):
-    """Module warnings are process-global; keep each test's to itself."""
-    monkeypatch.setattr(ansible_warnings, "_global_warnings", {})
-    monkeypatch.setattr(ansible_warnings, "_global_deprecations", {})
+    monkeypatch.setattr(basic, "warn", warn)
+    for name in ("get_warnings", "get_warning_messages"):
+        if hasattr(basic, name):
+            monkeypatch.setattr(basic, name, lambda: list(recorded))
+    return recorded
