@@ -517,7 +517,6 @@ FAMILIES = {
 }
 
 
-
 def _based_on(base, differences):
     """A family declared as another plus its differences.
 
