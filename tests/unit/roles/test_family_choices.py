@@ -22,8 +22,7 @@ def _options(options, where):
     for name, spec in (options or {}).items():
         spec = spec or {}
         yield "%s.%s" % (where, name), spec
-        for found in _options(spec.get("options"), "%s.%s" % (where, name)):
-            yield found
+        yield from _options(spec.get("options"), "%s.%s" % (where, name))
 
 
 def family_options():
