@@ -28,6 +28,7 @@ help:
 system-deps:
 	@scripts/install-system-deps.sh
 
+# requirements-dev.txt also brings the collections galaxy.yml depends on (PyPI's ansible)
 $(STAMP): requirements.txt requirements-dev.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -U pip

@@ -1,0 +1,72 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""link_mtu's logic: a link's MTU and admin state from sysfs, and the ip commands that change them."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+SYSFS_NET = "/sys/class/net"
+IFF_UP = 0x1
+MIN_MTU = 68
+
+
+class LinkError(ValueError):
+    """A link that is missing or cannot be read (one line)."""
+
+
+def _read(path):
+    try:
+        with open(path) as fh:
+            return fh.read().strip()
+    except (IOError, OSError) as exc:
+        raise LinkError("cannot read %s: %s" % (path, exc))
+
+
+def read_link(name, sysfs=SYSFS_NET):
+    """{'mtu': int, 'admin_up': bool} of the link, from sysfs."""
+    base = os.path.join(sysfs, name)
+    if not os.path.isdir(base):
+        raise LinkError("no interface %s (%s does not exist)" % (name, base))
+    mtu, flags = _read(os.path.join(base, "mtu")), _read(os.path.join(base, "flags"))
+    try:
+        return {"mtu": int(mtu), "admin_up": bool(int(flags, 16) & IFF_UP)}
+    except ValueError:
+        raise LinkError("%s: unreadable mtu %r or flags %r" % (base, mtu, flags))
+
+
+def check_input(name, mtu):
+    """One line naming the bad argument, or None."""
+    if not name or "/" in name or name in (".", "..") or name.strip() != name:
+        return "name must be an interface name, got %r" % (name,)
+    if mtu is not None and mtu < MIN_MTU:
+        return "mtu must be at least %d, got %d" % (MIN_MTU, mtu)
+    return None
+
+
+def desired(before, mtu, state):
+    """The link's state after the run: mtu None or state 'present' keeps that part as it is."""
+    after = dict(before)
+    if mtu is not None:
+        after["mtu"] = mtu
+    if state in ("up", "down"):
+        after["admin_up"] = state == "up"
+    return after
+
+
+def commands(ip_bin, name, before, after):
+    """The ip commands (argument lists) that turn before into after: MTU first, then the admin state."""
+    argv = []
+    if after["mtu"] != before["mtu"]:
+        argv.append([ip_bin, "link", "set", "dev", name, "mtu", str(after["mtu"])])
+    if after["admin_up"] != before["admin_up"]:
+        argv.append([ip_bin, "link", "set", "dev", name, "up" if after["admin_up"] else "down"])
+    return argv
+
+
+def render(name, state):
+    """A link's state as diff text."""
+    return "%s: mtu %d, %s\n" % (name, state["mtu"], "up" if state["admin_up"] else "down")
