@@ -1,0 +1,46 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpudirect.gcp.plugins.filter.preflight import FilterModule
+
+MISMATCHES = FilterModule().filters()["cluster_mismatches"]
+NODES = ["n0", "n1", "n2"]
+
+
+def test_agreeing_nodes_give_no_line():
+    assert MISMATCHES(NODES, {"zone (gce_zone)": ["z", "z", "z"]}) == []
+
+
+def test_the_odd_node_is_named_against_the_majority():
+    assert MISMATCHES(NODES, {"zone (gce_zone)": ["a", "a", "b"]}) == [
+        "zone (gce_zone) differs across nodes: 2 of 3 have a; n2 has b"]
+
+
+def test_a_tie_names_every_node():
+    assert MISMATCHES(["n0", "n1"], {"family": ["a3-mega", "a4"]}) == [
+        "family differs across nodes with no majority: n0 has a3-mega; n1 has a4"]
+
+
+def test_versions_missing_on_some_nodes_count_as_not_found_and_unknown_everywhere_is_skipped():
+    versions = [{"driver": "550.1", "cuda": None}, {"driver": None, "cuda": None}, {"driver": "550.1", "cuda": None}]
+    assert MISMATCHES(NODES, versions=versions, components=["driver", "cuda"]) == [
+        "driver version differs across nodes: 2 of 3 have 550.1; n1 has not found"]
+
+
+def test_columns_keep_their_order_before_the_versions():
+    lines = MISMATCHES(["n0", "n1"], {"b": [1, 2], "a": [1, 2]}, versions=[{"nccl": "x"}, {"nccl": "y"}],
+                       components=["nccl"])
+    assert [line.split()[0] for line in lines] == ["b", "a", "nccl"]
+
+
+def test_bad_input_is_one_line_filter_error():
+    with pytest.raises(AnsibleFilterError, match="zone has 2 value"):
+        MISMATCHES(NODES, {"zone": ["a", "b"]})
+    with pytest.raises(AnsibleFilterError, match="versions must hold one mapping per node"):
+        MISMATCHES(NODES, versions=[{}], components=["driver"])
