@@ -155,6 +155,7 @@ def _seed_files(plan, node):
                       # every NIC, the primary one too, is netplan's (the image's own
                       # networkd file matches eth0 only)
                       (netconfig.NETPLAN_FILE, netconfig.netplan_cloud_init(plan, node))]
+            files += netconfig.netplan_sandbox_dropins(node)
         elif variant == "el":
             files += [("usr/lib64/libcuda.so.1", LIBCUDA_TEXT), (TOOLKIT_HOOK, TOOLKIT_TEXT)]
             files += netconfig.nm_keyfiles(plan, node)

@@ -44,7 +44,8 @@ VARIANT_IMAGES = {
     # netplan generating systemd-networkd configuration, as on Ubuntu
     "ubuntu": {"packages": ["netplan.io"], "enable": [], "disable": [], "mask": []},
     # NetworkManager with keyfile connections, as on EL; networkd stays off
-    "el": {"packages": ["network-manager"], "enable": ["NetworkManager.service"],
+    # (libpam-systemd: the logind polkitd needs, which debootstrap cannot pick itself)
+    "el": {"packages": ["network-manager", "libpam-systemd"], "enable": ["NetworkManager.service"],
            "disable": ["systemd-networkd.service"],
            "mask": ["systemd-networkd.service", "systemd-networkd.socket", "systemd-networkd-wait-online.service"]},
 }

@@ -36,6 +36,29 @@ def netplan_cloud_init(plan, node):
     return "\n".join(lines) + "\n"
 
 
+# SANDBOX adaptation, not part of Ubuntu's layout: netplan matches a NIC by its
+# permanent MAC address, which a VM's NIC has and a container's veth has not,
+# and networkd would wait for IPv6 router advertisements no sandbox network
+# sends.  A drop-in for each .network file netplan renders matches the current
+# MAC instead and leaves IPv6 and the addresses podman gave alone.
+NETPLAN_DROPIN = """# SANDBOX: veth NICs have no permanent MAC address (see tests/sandbox/sandboxlib/netconfig.py)
+[Match]
+PermanentMACAddress=
+MACAddress=%s
+
+[Network]
+LinkLocalAddressing=no
+IPv6AcceptRA=no
+KeepConfiguration=yes
+"""
+
+
+def netplan_sandbox_dropins(node):
+    """[(relative path, text)]: the drop-in for each .network file netplan renders (10-netplan-<id>.network)."""
+    return [("etc/systemd/network/10-netplan-%s.network.d/50-sandbox-veth.conf" % nic["iface"],
+             NETPLAN_DROPIN % nic["mac"]) for nic in node["nics"]]
+
+
 def nm_keyfiles(plan, node):
     """[(relative path, text)]: one NetworkManager keyfile connection per NIC, named as cloud-init names them."""
     out = []
