@@ -31,7 +31,7 @@ def _plan(layout, variant):
 
 
 def test_every_variant_has_an_image(lib):
-    images, layout, _ = lib
+    images, layout = lib[0], lib[1]
     assert sorted(images.VARIANT_IMAGES) == sorted(layout.VARIANTS)
 
 
@@ -63,7 +63,7 @@ def test_unknown_variant_is_one_line(lib):
 
 
 def test_netplan_file_matches_every_nic_by_mac_with_set_name(lib):
-    _, layout, netconfig = lib
+    layout, netconfig = lib[1], lib[2]
     plan = _plan(layout, "ubuntu")
     node = plan["nodes"][1]
     eths = yaml.safe_load(netconfig.netplan_cloud_init(plan, node))["network"]["ethernets"]
@@ -77,7 +77,7 @@ def test_netplan_file_matches_every_nic_by_mac_with_set_name(lib):
 
 
 def test_networkmanager_keyfiles_one_per_nic(lib):
-    _, layout, netconfig = lib
+    layout, netconfig = lib[1], lib[2]
     plan = _plan(layout, "el")
     node = plan["nodes"][0]
     files = netconfig.nm_keyfiles(plan, node)
@@ -100,7 +100,7 @@ def test_networkmanager_keyfiles_one_per_nic(lib):
 
 
 def test_el_and_ubuntu_nodes_use_pci_names(lib):
-    _, layout, _ = lib
+    layout = lib[1]
     cos = [n["iface"] for n in _plan(layout, "cos")["nodes"][0]["nics"]]
     el = [n["iface"] for n in _plan(layout, "el")["nodes"][0]["nics"]]
     assert cos[0] == "eth0" and el == [n["iface"] for n in _plan(layout, "ubuntu")["nodes"][0]["nics"]]
