@@ -5,6 +5,8 @@
 #   scripts/molecule-all.sh rxdm sandbox    only these
 #   MOLECULE_JOBS=1 scripts/molecule-all.sh one at a time
 # Logs: build/molecule/<scenario>.log.  Exits non-zero if any scenario failed.
+# Each scenario's seconds are kept in build/molecule/_durations; the next run
+# starts the longest first, so that the two lanes end close together.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root" || exit 1
@@ -37,6 +39,14 @@ for s in "${scenarios[@]}"; do
   fi
 done
 
+durations="$logs/_durations"
+if [ -s "$durations" ] && [ "${#scenarios[@]}" -gt 1 ]; then
+  mapfile -t scenarios < <(for s in "${scenarios[@]}"; do
+    secs="$(awk -v s="$s" '$1 == s {v = $2} END {print v}' "$durations")"
+    echo "${secs:-999999} $s"   # never measured: first
+  done | sort -rn | cut -d' ' -f2)
+fi
+
 # Build the node and stand-in images once, before scenarios run side by side.
 echo "molecule: building (or reusing) the sandbox images"
 if ! "$root/.venv/bin/python" tests/sandbox/sandbox.py images > "$logs/_images.log" 2>&1; then
@@ -62,6 +72,13 @@ echo "molecule: ${#scenarios[@]} scenario(s), $jobs at a time: ${scenarios[*]}"
 printf '%s\n' "${scenarios[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}
 
 failed=0
+# keep the seconds of every scenario that passed, for the next run's order
+touch "$durations"
+while read -r s rc secs; do
+  [ "$rc" -eq 0 ] || continue
+  awk -v s="$s" '$1 != s' "$durations" > "$durations.tmp" && echo "$s $secs" >> "$durations.tmp" &&
+    mv "$durations.tmp" "$durations"
+done < "$logs/_results"
 while read -r s rc _secs; do
   if [ "$rc" -ne 0 ]; then
     failed=$((failed + 1))

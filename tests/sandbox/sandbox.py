@@ -4,7 +4,7 @@ no RDMA, and Google's images are replaced by clearly labelled stand-ins.
 
 Run it with Python 3 as root: python3 tests/sandbox/sandbox.py COMMAND ...
 
-  sandbox.py up --name NAME [--family a3-mega] [--nodes 2] [--variant cos|ubuntu]
+  sandbox.py up --name NAME [--family a3-mega] [--nodes 2] [--variant cos|ubuntu|el]
   sandbox.py down --name NAME | --all
   sandbox.py restart --name NAME --node HOST      (like a VM reboot)
   sandbox.py status --name NAME [--json]
@@ -40,8 +40,9 @@ def parse(argv):
     p.add_argument("--family", default=os.environ.get("FAMILY", "a3-mega"))
     p.add_argument("--nodes", type=int, default=int(os.environ.get("NODES", "2")))
     p.add_argument("--variant", default=os.environ.get("VARIANT", "cos"),
-                   help="cos: COS-like nodes (eth*, /var/lib/nvidia, no container toolkit); ubuntu: like Ubuntu's "
-                        "accelerator image (enp*, packaged driver, container toolkit)")
+                   help="cos: COS-like nodes (eth*, systemd-networkd, /var/lib/nvidia, no container toolkit); el: EL-like "
+                        "(enp*, NetworkManager); ubuntu: like Ubuntu's "
+                        "accelerator image (enp*, netplan, packaged driver, container toolkit)")
     p = sub.add_parser("down", help="remove a sandbox's nodes, networks and processes")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--name", type=_name)
@@ -101,7 +102,8 @@ def main(argv=None):
             for line in images.prune():
                 print(line)
         elif args.cmd == "images":
-            print(images.node_image())
+            for variant in images.VARIANT_IMAGES:
+                print(images.node_image(variant))
             for hook in cluster.IMAGE_HOOKS:
                 hook()
     except common.SandboxError as exc:

@@ -7,23 +7,13 @@ import subprocess
 import tempfile
 import time
 
-from . import common, images, inventory, layout, standin_sysfs
+from . import common, images, inventory, layout, netconfig, standin_sysfs
 
 REGISTRY_ALIAS = "gpudirect-registry.sandbox"
 NCCL_TESTS_BIN = os.path.join(common.SANDBOX_DIR, "standins", "nccl_tests", "bin")
 NCCL_TESTS_DEST = "/opt/nccl-tests-standin/build"
 STANDIN_SYSFS = "/var/lib/gpudirect-standin/sysfs"
 LIBCUDA_TEXT = "STAND-IN libcuda.so.1: the sandbox has no NVIDIA driver; this file only marks where the driver is\n"
-PRIMARY_NETWORK = """# Sandbox node (Ubuntu-like): the primary NIC keeps the address podman gave it.
-[Match]
-Name=%s
-
-[Network]
-DHCP=no
-LinkLocalAddressing=no
-IPv6AcceptRA=no
-KeepConfiguration=yes
-"""
 # What `--gpus` needs on an Ubuntu image; the node's docker command checks for it
 TOOLKIT_HOOK = "usr/bin/nvidia-container-runtime-hook"
 TOOLKIT_TEXT = """#!/bin/sh
@@ -162,9 +152,13 @@ def _seed_files(plan, node):
         if variant == "ubuntu":
             files += [("usr/lib/%s-linux-gnu/libcuda.so.1" % prof["arch"], LIBCUDA_TEXT),
                       (TOOLKIT_HOOK, TOOLKIT_TEXT),
-                      # the image's own networkd file matches eth0 only
-                      ("etc/systemd/network/09-primary.network",
-                       PRIMARY_NETWORK % node["nics"][0]["iface"])]
+                      # every NIC, the primary one too, is netplan's (the image's own
+                      # networkd file matches eth0 only)
+                      (netconfig.NETPLAN_FILE, netconfig.netplan_cloud_init(plan, node))]
+            files += netconfig.netplan_sandbox_dropins(node)
+        elif variant == "el":
+            files += [("usr/lib64/libcuda.so.1", LIBCUDA_TEXT), (TOOLKIT_HOOK, TOOLKIT_TEXT)]
+            files += netconfig.nm_keyfiles(plan, node)
         else:
             files += [("var/lib/nvidia/lib64/libcuda.so.1", LIBCUDA_TEXT),
                       ("etc/gpudirect-standin/gpu-devices", "%d\n" % prof["gpu"]["count"])]
@@ -173,8 +167,12 @@ def _seed_files(plan, node):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as fh:
                 fh.write(text)
-        if variant == "ubuntu":
+        if variant in layout.PCI_NAMED:
             os.chmod(os.path.join(root, TOOLKIT_HOOK), 0o755)
+        # netplan and NetworkManager refuse (or warn about) configuration others can read
+        for rel, _text in files:
+            if rel.startswith(("etc/netplan/", netconfig.NM_DIR)):
+                os.chmod(os.path.join(root, rel), 0o600)
         if (prof.get("rxdm") or {}).get("topology"):
             gpu_ifaces = [node["nics"][i]["iface"] for i in prof["nics"]["gpu_indexes"]]
             standin_sysfs.write_tree(os.path.join(root, STANDIN_SYSFS.lstrip("/")), gpu_ifaces)
@@ -238,7 +236,7 @@ def up(name, family, nodes, variant="cos"):
         raise common.SandboxError("sandbox %s already exists as %s x%d (%s nodes); run `down --name %s` first"
                                   % (name, old["family"], len(old["nodes"]), old.get("variant", "cos"), name))
     layout.family_profile(family)  # bad family: one line, before anything is built
-    image = images.node_image()
+    image = images.node_image(variant)
     _make_key(name)
     with common.locked("networks"):
         slot = old["slot"] if old else layout.free_slot()

@@ -34,6 +34,22 @@ NODE_SERVICES = ["gpudirect-sandbox-sysfs-ro.service", "gpudirect-sandbox-guest-
 NODE_MASKED = ["getty@tty1.service", "console-getty.service", "systemd-timesyncd.service", "apt-daily.timer",
                "apt-daily-upgrade.timer", "e2scrub_reap.service"]
 
+# The node images differ only in what manages the network, as Google's images do
+# (docs/sandbox.md): extra Debian packages, the units that run at boot instead
+# of systemd-networkd, and files laid over tests/sandbox/node/ from
+# tests/sandbox/node-<variant>/.  cos keeps exactly the recipe above.
+VARIANT_IMAGES = {
+    # systemd-networkd with .network files (COS; Debian cloud images alike)
+    "cos": {"packages": [], "enable": [], "disable": [], "mask": []},
+    # netplan generating systemd-networkd configuration, as on Ubuntu
+    "ubuntu": {"packages": ["netplan.io"], "enable": [], "disable": [], "mask": []},
+    # NetworkManager with keyfile connections, as on EL; networkd stays off
+    # (libpam-systemd: the logind polkitd needs, which debootstrap cannot pick itself)
+    "el": {"packages": ["network-manager", "libpam-systemd"], "enable": ["NetworkManager.service"],
+           "disable": ["systemd-networkd.service"],
+           "mask": ["systemd-networkd.service", "systemd-networkd.socket", "systemd-networkd-wait-online.service"]},
+}
+
 BASE_IMAGE = "localhost/gpudirect-standin-base"
 BASE_TAG = "latest"
 BASE_PACKAGES = ["python3"]
@@ -137,22 +153,47 @@ def _build_rootfs_image(ref, packages, files_dir, kind, tag, config, customise=N
         shutil.rmtree(work, ignore_errors=True)
 
 
-def node_image():
-    """Build (or reuse) the node image; return its reference."""
-    tag = recipe_hash(NODE_PACKAGES, NODE_FILES, NODE_SERVICES + NODE_MASKED)
-    ref = "%s:%s" % (NODE_IMAGE, tag)
+def variant_recipe(variant="cos"):
+    """(image name, packages, services to enable, units to mask, overlay dirs) of a node variant."""
+    if variant not in VARIANT_IMAGES:
+        raise common.SandboxError("node variant %r unknown; use %s" % (variant, " or ".join(VARIANT_IMAGES)))
+    spec = VARIANT_IMAGES[variant]
+    if variant == "cos":
+        return NODE_IMAGE, NODE_PACKAGES, NODE_SERVICES, NODE_MASKED, [NODE_FILES]
+    services = [s for s in NODE_SERVICES if s not in spec["disable"]] + spec["enable"]
+    overlay = os.path.join(common.SANDBOX_DIR, "node-%s" % variant)
+    return ("%s-%s" % (NODE_IMAGE, variant), NODE_PACKAGES + spec["packages"], services,
+            NODE_MASKED + spec["mask"], [NODE_FILES] + ([overlay] if os.path.isdir(overlay) else []))
+
+
+def _recipe_tag(packages, dirs, units):
+    if len(dirs) == 1:
+        return recipe_hash(packages, dirs[0], units)
+    digest = hashlib.sha256(recipe_hash(packages, dirs[0], units).encode())
+    for top in dirs[1:]:
+        _hash_tree(digest, top)
+    return digest.hexdigest()[:16]
+
+
+def node_image(variant="cos"):
+    """Build (or reuse) the node image of a variant; return its reference."""
+    name, packages, services, masked, dirs = variant_recipe(variant)
+    tag = _recipe_tag(packages, dirs, services + masked)
+    ref = "%s:%s" % (name, tag)
     with common.locked("image-build"):
         if image_exists(ref):
             return ref
-        common.log("building node image %s (only when its recipe changes)" % ref)
+        common.log("building %s node image %s (only when its recipe changes)" % (variant, ref))
 
-        def enable_units(root):
-            _chroot(root, "systemctl", "enable", *NODE_SERVICES)
-            _chroot(root, "systemctl", "mask", *NODE_MASKED)
+        def customise(root):
+            for top in dirs[1:]:
+                common.run(["cp", "-r", "--preserve=mode", top + "/.", root + "/"], what="copy %s files" % variant)
+            _chroot(root, "systemctl", "enable", *services)
+            _chroot(root, "systemctl", "mask", *masked)
 
-        _build_rootfs_image(ref, NODE_PACKAGES, NODE_FILES, "node", tag,
-                            ['CMD ["/sbin/init"]', "STOPSIGNAL SIGRTMIN+3"], customise=enable_units)
-        common.podman("tag", ref, "%s:latest" % NODE_IMAGE)
+        _build_rootfs_image(ref, packages, dirs[0], "node", tag,
+                            ['CMD ["/sbin/init"]', "STOPSIGNAL SIGRTMIN+3"], customise=customise)
+        common.podman("tag", ref, "%s:latest" % name)
     return ref
 
 

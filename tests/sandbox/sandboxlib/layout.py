@@ -5,12 +5,17 @@ sandbox gets its own block of subnets, 10.<slot>.<nic>.0/24, so several can
 run at once; node k has address 10.<slot>.<nic>.<10+k> and a GCE-style MAC
 (42:01 + the address) on every network, so a restart keeps both.
 
-Two node variants, as Google's images differ:
-  cos     COS-like: NICs eth0.., the driver in /var/lib/nvidia/lib64, GPU device
-          nodes and no NVIDIA container toolkit (`--gpus` is refused);
-  ubuntu  like Ubuntu's accelerator image: the family's enp* names, the packaged
-          driver in the system library directory, the container toolkit behind
-          `--gpus all`, and no /var/lib/nvidia.
+Three node variants, as Google's images differ:
+  cos     COS-like: NICs eth0.., systemd-networkd, the driver in
+          /var/lib/nvidia/lib64, GPU device nodes and no NVIDIA container toolkit
+          (`--gpus` is refused);
+  ubuntu  like Ubuntu's accelerator image: the family's enp* names, netplan
+          (a cloud-init style 50-cloud-init.yaml) rendering systemd-networkd
+          configuration, the packaged driver in the system library directory,
+          the container toolkit behind `--gpus all`, and no /var/lib/nvidia;
+  el      like an EL (Rocky, RHEL) image: enp* names, NetworkManager with one
+          keyfile connection per NIC and systemd-networkd off, the packaged
+          driver in /usr/lib64 and the container toolkit.
 """
 
 import hashlib
@@ -26,7 +31,9 @@ ZONE = "sandbox-local1-a"
 FIRST_HOST = 10
 MAX_NODES = 64
 SLOTS = range(100, 200)
-VARIANTS = ("cos", "ubuntu")
+VARIANTS = ("cos", "ubuntu", "el")
+# variants whose images name NICs like the family's Ubuntu guests (predictable PCI names)
+PCI_NAMED = ("ubuntu", "el")
 TEN = ipaddress.ip_network("10.0.0.0/8")
 
 
@@ -106,7 +113,7 @@ def free_slot():
 def iface_names(prof, variant):
     """The node's interface name for every NIC of the family, as the variant's image names them."""
     count = prof["nics"]["count"]
-    if variant == "ubuntu":
+    if variant in PCI_NAMED:
         names = prof["nics"]["guest_names"]["ubuntu"]
         return [names[i] or "eth%d" % i for i in range(count)]
     return ["eth%d" % i for i in range(count)]

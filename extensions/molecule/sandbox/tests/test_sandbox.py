@@ -8,7 +8,7 @@ import testinfra
 import yaml
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-NAME = os.environ.get("MOLECULE_SCENARIO_NAME", "sandbox").replace("_", "-")
+NAME = os.environ.get("GPUDIRECT_SANDBOX_NAME") or os.environ.get("MOLECULE_SCENARIO_NAME", "sandbox").replace("_", "-")
 STATE = os.path.join(ROOT, "build", "sandbox", NAME)
 INVENTORY = os.path.join(STATE, "inventory.yml")
 REAL_IMAGE = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.23"

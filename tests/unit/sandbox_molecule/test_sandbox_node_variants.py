@@ -1,0 +1,107 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The sandbox's node variants: what manages the network on each image, and the
+configuration each variant's node holds before its first boot."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import configparser
+import os
+import sys
+
+import pytest
+import yaml
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+@pytest.fixture(name="lib")
+def _lib():
+    sys.path.insert(0, os.path.join(ROOT, "tests", "sandbox"))
+    try:
+        from sandboxlib import images, layout, netconfig  # pylint: disable=import-outside-toplevel
+    finally:
+        sys.path.pop(0)
+    return images, layout, netconfig
+
+
+def _plan(layout, variant):
+    return layout.plan("unit", "a3-high", 2, 150, variant)
+
+
+def test_every_variant_has_an_image(lib):
+    images, layout = lib[0], lib[1]
+    assert sorted(images.VARIANT_IMAGES) == sorted(layout.VARIANTS)
+
+
+def test_el_runs_networkmanager_and_never_networkd(lib):
+    images = lib[0]
+    name, packages, enabled, masked, _dirs = images.variant_recipe("el")
+    assert name.endswith("-el") and "network-manager" in packages
+    assert "NetworkManager.service" in enabled and "systemd-networkd.service" not in enabled
+    assert "systemd-networkd.service" in masked
+
+
+def test_ubuntu_renders_netplan_for_networkd(lib):
+    images = lib[0]
+    _name, packages, enabled, masked, _dirs = images.variant_recipe("ubuntu")
+    assert "netplan.io" in packages and "systemd-networkd.service" in enabled
+    assert "systemd-networkd.service" not in masked
+
+
+def test_cos_image_recipe_is_the_plain_node(lib):
+    images = lib[0]
+    assert images.variant_recipe("cos") == (images.NODE_IMAGE, images.NODE_PACKAGES, images.NODE_SERVICES,
+                                            images.NODE_MASKED, [images.NODE_FILES])
+
+
+def test_unknown_variant_is_one_line(lib):
+    images = lib[0]
+    with pytest.raises(images.common.SandboxError, match="node variant 'suse' unknown"):
+        images.variant_recipe("suse")
+
+
+def test_netplan_file_matches_every_nic_by_mac_with_set_name(lib):
+    layout, netconfig = lib[1], lib[2]
+    plan = _plan(layout, "ubuntu")
+    node = plan["nodes"][1]
+    eths = yaml.safe_load(netconfig.netplan_cloud_init(plan, node))["network"]["ethernets"]
+    assert list(eths) == [nic["iface"] for nic in node["nics"]]
+    for nic in node["nics"]:
+        conf = eths[nic["iface"]]
+        assert conf["match"] == {"macaddress": nic["mac"]} and conf["set-name"] == nic["iface"]
+        assert conf["addresses"] == ["%s/24" % nic["ip"]]
+        # the MTU is what the role must persist: the image sets none
+        assert "mtu" not in conf
+
+
+def test_networkmanager_keyfiles_one_per_nic(lib):
+    layout, netconfig = lib[1], lib[2]
+    plan = _plan(layout, "el")
+    node = plan["nodes"][0]
+    files = netconfig.nm_keyfiles(plan, node)
+    assert len(files) == len(node["nics"])
+    for (path, text), nic in zip(files, node["nics"]):
+        assert path == "%s/cloud-init-%s.nmconnection" % (netconfig.NM_DIR, nic["iface"])
+        key = configparser.ConfigParser(interpolation=None)
+        key.read_string(text)
+        assert key["connection"]["id"] == "cloud-init %s" % nic["iface"]
+        assert key["connection"]["interface-name"] == nic["iface"]
+        assert key["ethernet"]["mac-address"] == nic["mac"].upper()
+        assert "mtu" not in key["ethernet"]
+        assert key["ipv4"]["address1"] == "%s/24" % nic["ip"]
+    first = configparser.ConfigParser(interpolation=None)
+    first.read_string(files[0][1])
+    assert first["ipv4"]["gateway"] == plan["networks"][0]["gateway"]
+    second = configparser.ConfigParser(interpolation=None)
+    second.read_string(files[1][1])
+    assert second["ipv4"]["never-default"] == "true" and "gateway" not in second["ipv4"]
+
+
+def test_el_and_ubuntu_nodes_use_pci_names(lib):
+    layout = lib[1]
+    cos = [n["iface"] for n in _plan(layout, "cos")["nodes"][0]["nics"]]
+    el = [n["iface"] for n in _plan(layout, "el")["nodes"][0]["nics"]]
+    assert cos[0] == "eth0" and el == [n["iface"] for n in _plan(layout, "ubuntu")["nodes"][0]["nics"]]
+    assert all(name.startswith("enp") for name in el[1:])
