@@ -1,51 +1,57 @@
 #!/usr/bin/env bash
 # Builds the execution environment image localhost/gpudirect-gcp-ee:latest
 # with ansible-builder 3 and podman, from local images only:
-#   1. ansible-builder in its own virtualenv (build/ee-venv), not in .venv;
-#   2. the EE base: localhost/gpudirect-standin-base (the sandbox's Debian
+#   1. the EE base: localhost/gpudirect-standin-base (the sandbox's Debian
 #      image) + pip/venv/ssh (awx/ee/base/Containerfile), apt from the Debian mirror;
-#   3. the collection tarball and wheels of every Python package, fetched on
-#      this host (pip download), so nothing inside the build needs a package index;
-#   4. ansible-builder build -f awx/ee/execution-environment.yml.
+#   2. the collection tarball, and the collections galaxy.yml depends on copied
+#      from the controller's own `ansible` package (.venv), never from Galaxy;
+#   3. skipped when the image's io.gpudirect.ee.inputs label already holds the
+#      hash of these inputs (awx/ee/ee_inputs.py digest): nothing changed;
+#   4. otherwise wheels of every Python package, fetched on this host (pip
+#      download), so nothing inside the build needs a package index, and
+#      ansible-builder build -f awx/ee/execution-environment.yml (ansible-builder
+#      in its own virtualenv, build/ee-venv).
 # With --run-sandbox NAME it then runs site.yml on sandbox NAME through
 # ansible-runner inside the EE, the way AWX runs a job (--playbook NAME picks
 # another playbook of awx/project, --extra-vars FILE.yml adds extra variables
-# as AWX adds survey answers; --no-build reuses the image already built).
+# as AWX adds survey answers, --skip-tags TAGS as a job template's skip tags;
+# --no-build reuses the image already built, --rebuild builds even when the
+# inputs did not change).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export CONTAINERS_CONF="${CONTAINERS_CONF:-$root/tests/sandbox/podman/containers.conf}"
 EE_IMAGE=localhost/gpudirect-gcp-ee:latest
 BASE_IMAGE=localhost/gpudirect-ee-base:latest
+INPUTS_LABEL=io.gpudirect.ee.inputs
 work="$root/build/ee"
 ctx_in="$work/context"
 venv="$root/build/ee-venv"
+py="$root/.venv/bin/python"
 sandbox=""
 playbook=site.yml
 extravars=""
+skiptags=""
 build=1
+rebuild=0
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --run-sandbox) sandbox="$2"; shift 2 ;;
     --playbook) playbook="$2"; shift 2 ;;
     --extra-vars) extravars="$2"; shift 2 ;;
+    --skip-tags) skiptags="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --rebuild) rebuild=1; shift ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "build-ee.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 
-step() { echo "== $*"; }
+t0=$SECONDS
+step() { echo "== [$((SECONDS - t0))s] $*"; }
 
 if [ "$build" = 1 ]; then
-step "ansible-builder in $venv"
-if [ ! -x "$venv/bin/ansible-builder" ]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q "ansible-builder>=3.1,<4"
-fi
-"$venv/bin/ansible-builder" --version
-
 step "stand-in base image"
 if ! podman image exists localhost/gpudirect-standin-base:latest; then
   python3 -c "import sys; sys.path.insert(0, 'tests/sandbox'); from sandboxlib import images; images.base_image()"
@@ -59,6 +65,32 @@ rm -rf "$ctx_in/collections" && mkdir -p "$ctx_in/collections"
 "$root/.venv/bin/ansible-galaxy" collection build --force --output-path "$ctx_in/collections" "$root" >/dev/null
 mv "$ctx_in"/collections/gpudirect-gcp-*.tar.gz "$ctx_in/collections/gpudirect-gcp.tar.gz"
 
+step "collections galaxy.yml depends on, from the controller's ansible package"
+# Galaxy cannot be reached: the dependencies are the ones the collection is
+# tested with on the controller, copied into the build context and from there
+# into the image (append_galaxy in awx/ee/execution-environment.yml).
+"$py" awx/ee/ee_inputs.py deps galaxy.yml "$ctx_in/deps"
+
+# The inputs: the collection by content (awx/ee and this script are in it),
+# its dependencies' manifests and the base image.  Wheels are left out on
+# purpose: a newer release on PyPI alone does not rebuild a cached image
+# (--rebuild does).
+podman image inspect --format '{{.Id}}' "$BASE_IMAGE" > "$ctx_in/base-image-id"
+mapfile -t dep_manifests < <(find "$ctx_in/deps" -name MANIFEST.json -o -name FILES.json | sort)
+inputs=$("$py" awx/ee/ee_inputs.py digest "$ctx_in/collections/gpudirect-gcp.tar.gz" \
+  "$ctx_in/base-image-id" ${dep_manifests[@]+"${dep_manifests[@]}"})
+have=$(podman image inspect --format "{{index .Labels \"$INPUTS_LABEL\"}}" "$EE_IMAGE" 2>/dev/null || true)
+
+if [ "$rebuild" = 0 ] && [ "$have" = "$inputs" ]; then
+  step "EE image $EE_IMAGE is up to date (inputs ${inputs:0:12}); not rebuilt"
+else
+step "ansible-builder in $venv"
+if [ ! -x "$venv/bin/ansible-builder" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "ansible-builder>=3.1,<4"
+fi
+"$venv/bin/ansible-builder" --version
+
 step "wheels (pip download on this host)"
 mkdir -p "$ctx_in/wheels"
 # What the builder's stages install: ansible-core and ansible-runner (base),
@@ -70,16 +102,19 @@ mkdir -p "$ctx_in/wheels"
 # bindep and its parser ship as source only in places: allow sdists for them
 "$venv/bin/pip" download -q --dest "$ctx_in/wheels" bindep
 
-step "ansible-builder build -> $EE_IMAGE"
+step "ansible-builder build -> $EE_IMAGE (inputs ${inputs:0:12})"
 "$venv/bin/ansible-builder" build -f awx/ee/execution-environment.yml -c "$work/ctx" \
-  --container-runtime podman -t "$EE_IMAGE" --extra-build-cli-args="--pull=never" -v 1
+  --container-runtime podman -t "$EE_IMAGE" -v 1 \
+  --extra-build-cli-args="--pull=never --label $INPUTS_LABEL=$inputs"
+fi
 podman run --rm "$EE_IMAGE" ansible-galaxy collection list gpudirect.gcp
 podman run --rm "$EE_IMAGE" ansible-doc -t inventory gpudirect.gcp.gce_gpu >/dev/null && echo "EE: inventory plugin docs load"
+step "EE image ready"
 fi
 
 [ -n "$sandbox" ] || exit 0
 
-step "site.yml on sandbox $sandbox through ansible-runner in the EE"
+step "$playbook on sandbox $sandbox through ansible-runner in the EE"
 inv="$root/build/sandbox/$sandbox/inventory.yml"
 [ -f "$inv" ] || { echo "build-ee.sh: no sandbox $sandbox ($inv missing); run tests/sandbox/sandbox.py up --name $sandbox" >&2; exit 2; }
 # A private data dir laid out as AWX lays it out for a job
@@ -98,6 +133,8 @@ print(find(d) or '')" "$inv")
 # host keys are checked against the known_hosts the sandbox wrote (mounted below)
 known_hosts="$root/build/sandbox/$sandbox/known_hosts"
 printf '{"ANSIBLE_FORCE_COLOR": "0", "ANSIBLE_NOCOLOR": "1"}\n' > "$pdd/env/envvars"
+# a job template's skip tags reach ansible-playbook the same way (env/cmdline)
+if [ -n "$skiptags" ]; then printf -- '--skip-tags %s\n' "$skiptags" > "$pdd/env/cmdline"; fi
 # NCCL reports go to the private data dir (as the AWX job templates set it);
 # the caller's extra variables are added to that
 python3 - "$pdd/env/extravars" "$extravars" <<'PY'
@@ -115,5 +152,5 @@ podman run --rm --network host -v "$pdd:/runner:Z" ${key:+-v "$key:$key:ro"} -v 
   ansible-runner run /runner -p "$playbook"
 rc=$?
 set -e
-echo "ansible-runner exit status: $rc (artifacts in $pdd/artifacts)"
+step "ansible-runner exit status: $rc (artifacts in $pdd/artifacts)"
 exit $rc
