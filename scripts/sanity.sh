@@ -19,9 +19,15 @@ if [ ! -x "$svenv/bin/ansible-test" ]; then
   "$svenv/bin/pip" install -q "$(grep -E '^ansible-core' "$root/requirements-dev.txt")" -r "$root/requirements.txt"
 fi
 # Seed ansible-test's cache with the offline bootstrap for the pip it pins.
-pip_version=$("$svenv/bin/python" -c 'from ansible_test._internal.python_requirements import get_venv_packages as g
-class P: version = "3.11"
-print(g(P())["pip"])')
+# ansible-test has no public way to ask for that version, so it is read from
+# the installed source as text (no import of its internals); a release that
+# moves it stops here with one line instead of failing offline later.
+pin_src=$(find "$svenv/lib" -path '*/ansible_test/_internal/python_requirements.py' | head -1)
+pip_version=$(sed -n "s/^ *pip='\([0-9.]*\)',.*/\1/p" "$pin_src" | head -1)
+if [ -z "$pip_version" ]; then
+  echo "sanity: cannot find the pip version ansible-test pins in $pin_src" >&2
+  exit 1
+fi
 cache="$HOME/.ansible/test/cache/get_pip_${pip_version//./_}.py"
 mkdir -p "$(dirname "$cache")"
 sed "s|@PIP_HOST_PYTHON@|$svenv/bin/python|" "$root/scripts/get-pip-offline.py" > "$cache"

@@ -250,7 +250,7 @@ _TCPX_ENV = {
     "NCCL_P2P_NET_CHUNKSIZE": "524288",
     "NCCL_P2P_PCI_CHUNKSIZE": "524288",
     "NCCL_P2P_NVL_CHUNKSIZE": "1048576",
-    "NCCL_BUFFSIZE": "4194304",  # CT; SP uses 8388608 (open point, section 9.9)
+    "NCCL_BUFFSIZE": "4194304",  # CT; SP uses 8388608: CT followed, it is Google's own test script
     "NCCL_NET_GDR_LEVEL": "PIX",
     "NCCL_P2P_PXN_LEVEL": "0",
     "NCCL_GPUDIRECTTCPX_UNIX_CLIENT_PREFIX": "/run/tcpx",  # must equal RxDM --uds_path

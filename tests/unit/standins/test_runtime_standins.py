@@ -91,7 +91,7 @@ def test_installer_profile_matches_the_documented_values(installer):
     for key, value in env.items():
         if key in table:
             assert value == table[key].format(lib_dir=lib, install_dir=os.path.dirname(lib)), key
-    # the interface names the real profile assumes (section 9.3)
+    # the interface names the real profile assumes (COS names: eth0 control, eth1..eth8 data)
     assert env["NCCL_FASTRAK_IFNAME"] == "eth1,eth2,eth3,eth4,eth5,eth6,eth7,eth8"
     assert env["NCCL_FASTRAK_CTRL_DEV"] == "eth0"
 

@@ -10,7 +10,8 @@ __metaclass__ = type
 import json
 import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, rxdm_command
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import rxdm_command
 
 testinfra_hosts = ["ansible://gpu_nodes"]
 UNIT = "/etc/systemd/system/receive-datapath-manager.service"
