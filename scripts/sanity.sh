@@ -5,7 +5,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # The copy must live outside this git work tree: inside it, ansible-test would
 # ask git for the file list and find build/ ignored.
-work="${SANITY_TMPDIR:-/tmp}/gpudirect-gcp-sanity"
+# One copy per checkout, so that two checkouts' runs never delete each other's.
+work="${SANITY_TMPDIR:-/tmp}/gpudirect-gcp-sanity-$(printf '%s' "$root" | sha256sum | cut -c1-12)"
 tree="$work/ansible_collections/gpudirect/gcp"
 rm -rf "$work" && mkdir -p "$tree"
 (cd "$root" && git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ "$tree/")
