@@ -52,7 +52,7 @@ def broken_links(paths):
         for target in LINK.findall(text):
             if re.match(r"^[a-z][a-z0-9+.-]*:", target):
                 continue  # http:, https:, mailto:
-            file_part, _, anchor = target.partition("#")
+            file_part, anchor = target.partition("#")[::2]
             dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
             where = os.path.relpath(path, ROOT)
             if not os.path.exists(dest):
