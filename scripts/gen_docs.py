@@ -138,21 +138,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail when a generated file is out of date")
     args = parser.parse_args()
-    stale = []
-    for path, text in targets():
-        current = open(path).read() if os.path.exists(path) else None
-        if current == text:
-            continue
-        if args.check:
-            stale.append(os.path.relpath(path, ROOT))
-        else:
-            with open(path, "w") as fh:
-                fh.write(text)
-            print("wrote %s" % os.path.relpath(path, ROOT))
-    if stale:
-        print("out of date (run scripts/gen_docs.py): %s" % ", ".join(stale))
-        return 1
-    return 0
+    return gen_family_choices.sync(targets(), args.check, "scripts/gen_docs.py")
 
 
 if __name__ == "__main__":

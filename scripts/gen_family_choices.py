@@ -44,28 +44,43 @@ def render(text, names):
     return "".join(out)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail when a file is out of date")
-    args = parser.parse_args()
-    names = family_names()
+def sync(pairs, check, command):
+    """Write each (path, text) whose file differs; with check, write nothing and name them.
+
+    Returns the exit status: 1 when check found a stale file, else 0.
+    """
     stale = []
-    for path in sorted(glob.glob(SPECS)):
-        with open(path) as fh:
-            current = fh.read()
-        text = render(current, names)
-        if text == current:
+    for path, text in pairs:
+        current = None
+        if os.path.exists(path):
+            with open(path) as fh:
+                current = fh.read()
+        if current == text:
             continue
-        if args.check:
+        if check:
             stale.append(os.path.relpath(path, ROOT))
         else:
             with open(path, "w") as fh:
                 fh.write(text)
             print("wrote %s" % os.path.relpath(path, ROOT))
     if stale:
-        print("family choices out of date (run scripts/gen_family_choices.py): %s" % ", ".join(stale))
+        print("out of date (run %s): %s" % (command, ", ".join(stale)))
         return 1
     return 0
+
+
+def targets():
+    names = family_names()
+    for path in sorted(glob.glob(SPECS)):
+        with open(path) as fh:
+            yield path, render(fh.read(), names)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail when a file is out of date")
+    args = parser.parse_args()
+    return sync(targets(), args.check, "scripts/gen_family_choices.py")
 
 
 if __name__ == "__main__":
