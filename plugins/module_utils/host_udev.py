@@ -14,6 +14,8 @@ __metaclass__ = type
 import os
 import re
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text
+
 SYSFS_BUS = "/sys/bus"
 ACTIONS = ("add", "change")
 _NAME = re.compile(r"^[A-Za-z0-9_.:-]+$")
@@ -29,14 +31,6 @@ def check_input(subsystem, attrs):
     return None
 
 
-def _read(path):
-    try:
-        with open(path) as fh:
-            return fh.read().strip()
-    except (IOError, OSError):
-        return None
-
-
 def matching(subsystem, attrs, sysfs_bus=SYSFS_BUS):
     """Sorted device names of the bus whose every attribute in attrs reads as its value."""
     devices = os.path.join(sysfs_bus, subsystem, "devices")
@@ -45,7 +39,7 @@ def matching(subsystem, attrs, sysfs_bus=SYSFS_BUS):
     except OSError:
         return []
     return [name for name in names
-            if all(_read(os.path.join(devices, name, key)) == str(value) for key, value in attrs.items())]
+            if all(read_text(os.path.join(devices, name, key)) == str(value) for key, value in attrs.items())]
 
 
 def uevent_path(subsystem, name, sysfs_bus=SYSFS_BUS):

@@ -9,6 +9,8 @@ __metaclass__ = type
 
 import os
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text_strict
+
 SYSFS_NET = "/sys/class/net"
 IFF_UP = 0x1
 MIN_MTU = 68
@@ -20,8 +22,7 @@ class LinkError(ValueError):
 
 def _read(path):
     try:
-        with open(path) as fh:
-            return fh.read().strip()
+        return read_text_strict(path)
     except (IOError, OSError) as exc:
         raise LinkError("cannot read %s: %s" % (path, exc))
 

@@ -17,6 +17,8 @@ import json
 import os
 import re
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text
+
 IFF_UP = 0x1
 # Link-layer types worth reporting: Ethernet (1) and InfiniBand (32).
 ETHER_TYPES = (1, 32)
@@ -60,12 +62,8 @@ class SysfsReader(object):
         return os.path.join(self.root, *parts)
 
     def _read(self, path, default=None):
-        try:
-            with open(path) as handle:
-                return handle.read().strip()
-        except (IOError, OSError):
-            # virtual NICs answer EINVAL for speed, missing files are normal
-            return default
+        # virtual NICs answer EINVAL for speed, missing files are normal
+        return read_text(path, default)
 
     def _int(self, path, base=10):
         value = self._read(path)

@@ -16,20 +16,14 @@ __metaclass__ = type
 
 import os
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text
+
 NVIDIA_VENDOR = "0x10de"
 DISPLAY_CLASS = "0x03"
 
 
 class TopologyError(ValueError):
     """The node's layout does not fit the family's topology (one line, naming the NIC or GPU)."""
-
-
-def _read(path):
-    try:
-        with open(path) as fh:
-            return fh.read().strip()
-    except (IOError, OSError):
-        return None
 
 
 def _bus(bdf):
@@ -54,8 +48,8 @@ def gpu_devices(sysfs_root):
     out = []
     for bdf in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         path = os.path.realpath(os.path.join(base, bdf))
-        if _read(os.path.join(path, "vendor")) == NVIDIA_VENDOR and \
-                (_read(os.path.join(path, "class")) or "").startswith(DISPLAY_CLASS):
+        if read_text(os.path.join(path, "vendor")) == NVIDIA_VENDOR and \
+                (read_text(os.path.join(path, "class")) or "").startswith(DISPLAY_CLASS):
             out.append((bdf, path))
     return out
 
