@@ -56,8 +56,10 @@ def mpirun_argv(p, addresses, collective, hostfile):
     argv = [p["mpirun"]]
     if p.get("as_root"):
         argv.append("--allow-run-as-root")
-    argv += ["--hostfile", hostfile, "-np", str(p["slots"] * len(addresses)),
-             "--map-by", "ppr:%d:node" % p["slots"], "--bind-to", "none",
+    per_rank = p.get("gpus_per_rank") or 1
+    procs = p["slots"] // per_rank
+    argv += ["--hostfile", hostfile, "-np", str(procs * len(addresses)),
+             "--map-by", "ppr:%d:node" % procs, "--bind-to", "none",
              "--mca", "btl", "self,tcp",
              "--mca", "plm_rsh_no_tree_spawn", "1"]
     if p.get("control_iface"):
@@ -83,7 +85,7 @@ def mpirun_argv(p, addresses, collective, hostfile):
     argv += list(p.get("mpirun_extra_args") or [])
     binary = os.path.join(p["binary_dir"], "%s_perf%s" % (collective, p.get("binary_suffix") or ""))
     argv += [binary, "-b", str(p["minbytes"]), "-e", str(p["maxbytes"]), "-f", str(p["stepfactor"]),
-             "-g", "1", "-w", str(p["warmup_iters"]), "-n", str(p["iters"]), "-c", str(p["check_iters"])]
+             "-g", str(per_rank), "-w", str(p["warmup_iters"]), "-n", str(p["iters"]), "-c", str(p["check_iters"])]
     if p.get("test_timeout_s"):
         argv += ["-T", str(p["test_timeout_s"])]
     argv += list(p.get("test_extra_args") or [])
@@ -152,7 +154,7 @@ class NcclTestsRun(object):
         fd, path = tempfile.mkstemp(prefix="hostfile-", dir=self.tmp)
         with os.fdopen(fd, "w") as f:
             for addr in addresses:
-                f.write("%s slots=%d\n" % (addr, self.p["slots"]))
+                f.write("%s slots=%d\n" % (addr, self.p["slots"] // (self.p.get("gpus_per_rank") or 1)))
         return path
 
     def _jobs(self, kind, names):

@@ -15,7 +15,7 @@ author:
   - gpudirect.gcp contributors (@gpudirect)
 description:
   - Runs on one node (the launcher) and starts nccl-tests C(*_perf) programs on the given nodes with C(mpirun)
-    over SSH, one process per GPU (C(slots) per node, C(-g 1)).
+    over SSH, one process per GPU by default (C(slots) per node, C(-g 1); see O(gpus_per_rank)).
   - Every variable of the NCCL env file is passed with C(-x KEY=VALUE). With O(check_plugin), C(NCCL_DEBUG=INFO)
     and C(NCCL_DEBUG_SUBSYS=INIT,NET) replace the profile's level and subsystems, which is all the plugin check
     reads (C(Using network Socket) fails); other subsystems such as C(COLL) would flood a large run.
@@ -83,8 +83,15 @@ options:
     type: int
     default: 1
   slots:
-    description: Processes (GPUs) per node. Default the family's GPU count.
+    description: GPUs per node. Default the family's GPU count.
     type: int
+  gpus_per_rank:
+    description:
+      - GPUs each MPI process drives (nccl-tests' C(-g)). The default 1 runs one process per GPU
+        (C(slots) processes a node), as Google's examples do; C(slots) runs one process per node
+        driving all of its GPUs. The ranks NCCL sees are the same either way.
+    type: int
+    default: 1
   binary_dir:
     description: Directory holding the C(*_perf) programs on every node.
     type: path
@@ -251,6 +258,10 @@ def build_params(p, euid=None):
     out["slots"] = out.get("slots") or fam["gpu"]["count"]
     if out["slots"] < 1:
         raise RunnerInputError("slots must be at least 1, got %d" % out["slots"])
+    out["gpus_per_rank"] = 1 if out.get("gpus_per_rank") is None else out["gpus_per_rank"]
+    if out["gpus_per_rank"] < 1 or out["slots"] % out["gpus_per_rank"]:
+        raise RunnerInputError("gpus_per_rank must divide the node's %d GPUs (slots), got %d"
+                               % (out["slots"], out["gpus_per_rank"]))
     if not 0 < out["threshold"] <= 2:
         raise RunnerInputError("threshold must be a fraction of the baseline such as 0.9, got %s" % out["threshold"])
     hosts = []
@@ -288,6 +299,7 @@ def run_module(executor=None, euid=None):
             iters=dict(type="int"),
             check_iters=dict(type="int", default=1),
             slots=dict(type="int"),
+            gpus_per_rank=dict(type="int", default=1),
             binary_dir=dict(type="path", required=True),
             binary_suffix=dict(type="str", default=""),
             mpirun=dict(type="str", default="mpirun"),

@@ -51,6 +51,15 @@ def test_mpirun_argv():
     assert "--allow-run-as-root" not in argv and "NCCL_DEBUG=INFO" not in " ".join(argv)
 
 
+def test_one_process_a_node_drives_all_its_gpus():
+    argv = nccl_runner.mpirun_argv(params(gpus_per_rank=8), ["10.0.0.2", "10.0.0.3"], "all_gather", "/tmp/hf")
+    joined = " ".join(argv)
+    assert "-np 2 --map-by ppr:1:node" in joined
+    assert argv[argv.index("-g") + 1] == "8"
+    argv = nccl_runner.mpirun_argv(params(gpus_per_rank=2), ["a", "b", "c"], "all_gather", "/tmp/hf")
+    assert "-np 12 --map-by ppr:4:node" in " ".join(argv) and argv[argv.index("-g") + 1] == "2"
+
+
 def test_plugin_check_turns_on_only_init_and_net():
     # A job profile such as TCPXO's carries NCCL_DEBUG_SUBSYS=INIT,NET,ENV,COLL,GRAPH for WARN level;
     # at INFO, COLL logs every collective call and floods large runs.
@@ -129,6 +138,14 @@ def test_real_local_mpirun_of_the_standin(tmp_path):
     # one node: no network baseline applies, so never a silent pass
     assert res["verdict"] == "not_judged"
     assert "STAND-IN" in run["output_tail"]
+
+
+def test_real_local_mpirun_one_process_driving_both_gpus(tmp_path):
+    """-g 2 in one MPI process: the same two ranks as two processes with -g 1."""
+    res = local_run(tmp_path, plugin_dir(tmp_path), gpus_per_rank=2)
+    run = res["runs"][0]
+    assert "-np 1 --map-by ppr:1:node" in " ".join(run["command"]), run["command"]
+    assert run["rc"] == 0 and run["ranks"] == 2 and run["net_names"] == ["FasTrak"], run["output_tail"]
 
 
 def test_real_local_mpirun_bad_usage_maps_exit_code(tmp_path):

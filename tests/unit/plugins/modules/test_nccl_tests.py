@@ -54,6 +54,8 @@ def test_check_mode_returns_commands(capsys):
     ({"binary_dir": "/nowhere", "mpirun": "/usr/bin/true"}, "nccl-tests binary not found"),
     ({"mode": "pairwise", "hosts": nodes(1), "mpirun": "/usr/bin/true"}, "needs at least 2 nodes"),
     ({"mpirun": "no-such-mpirun-here"}, "mpirun: 'no-such-mpirun-here' not found"),
+    ({"gpus_per_rank": 3}, "gpus_per_rank must divide the node's 8 GPUs (slots), got 3"),
+    ({"gpus_per_rank": 0}, "gpus_per_rank must divide the node's 8 GPUs (slots), got 0"),
 ])
 def test_bad_input_is_one_line(args, msg, capsys):
     base = {"family": "a3-mega", "hosts": nodes(2), "binary_dir": STANDIN_BIN}

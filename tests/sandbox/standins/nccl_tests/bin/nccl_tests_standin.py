@@ -45,6 +45,7 @@ import os
 import re
 import socket
 import sys
+import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 RECORDING = os.path.join(HERE, "recorded", "a3-mega_all_gather_2node_dstack.txt")
@@ -90,7 +91,16 @@ def read_conf(name, default=None):
 
 
 class Mpi(object):
-    """The few MPI calls the stand-in needs, through Open MPI's C library."""
+    """The few MPI calls the stand-in needs, through Open MPI's C library.
+
+    The collectives are the nonblocking ones, waited for with MPI_Test and a
+    short sleep: Open MPI's blocking calls spin on the CPU, and every rank of
+    every sandbox node shares this machine's few cores (8 ranks a node), so
+    spinning ranks starve the ones with work and a 16-node job crawls. Real
+    nccl-tests ranks each have a core of their own.
+    """
+
+    POLL_S = 0.002
 
     def __init__(self):
         self.lib = None
@@ -113,8 +123,10 @@ class Mpi(object):
             return list(values)
         n = len(values)
         send, recv = (ctypes.c_double * n)(*values), (ctypes.c_double * n)()
-        self.lib.MPI_Allreduce(send, recv, n, self._handle("ompi_mpi_double"), self._handle("ompi_mpi_op_min"),
-                               self.comm)
+        request = ctypes.c_void_p()
+        self.lib.MPI_Iallreduce(send, recv, n, self._handle("ompi_mpi_double"), self._handle("ompi_mpi_op_min"),
+                                self.comm, ctypes.byref(request))
+        self._wait(request)
         return list(recv)
 
     def allgather_str(self, text, width=64):
@@ -122,10 +134,21 @@ class Mpi(object):
             return [text]
         send = ctypes.create_string_buffer(text.encode()[:width - 1], width)
         recv = ctypes.create_string_buffer(width * self.size)
-        self.lib.MPI_Allgather(send, width, self._handle("ompi_mpi_char"), recv, width,
-                               self._handle("ompi_mpi_char"), self.comm)
+        request = ctypes.c_void_p()
+        self.lib.MPI_Iallgather(send, width, self._handle("ompi_mpi_char"), recv, width,
+                                self._handle("ompi_mpi_char"), self.comm, ctypes.byref(request))
+        self._wait(request)
         raw = recv.raw
         return [raw[i * width:(i + 1) * width].split(b"\0", 1)[0].decode() for i in range(self.size)]
+
+    def _wait(self, request):
+        done = ctypes.c_int(0)
+        while True:
+            # MPI_STATUS_IGNORE is a null pointer in Open MPI
+            self.lib.MPI_Test(ctypes.byref(request), ctypes.byref(done), None)
+            if done.value:
+                return
+            time.sleep(self.POLL_S)
 
     def finalize(self):
         if self.lib:
@@ -337,12 +360,15 @@ def main():
              "# nThread %d nGpus %d minBytes %d maxBytes %d step: %s warmup iters: %d iters: %d agg iters: 1 "
              "validation: %d graph: 0 unalign: 0" % (nthreads, ngpus, minb, maxb, step_text, warmup, iters, check),
              "#", "# Using devices"]
+    # one line per GPU, as nccl-tests prints them: a process with -g N holds N ranks
     locals_seen = {}
-    for r, h in enumerate(hosts):
-        dev = locals_seen.get(h, 0)
-        locals_seen[h] = dev + 1
-        lines.append("#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] STAND-IN GPU (no device)"
-                     % (r, 1000 + r, h, dev, dev))
+    for proc, h in enumerate(hosts):
+        first = locals_seen.get(h, 0)
+        locals_seen[h] = first + ngpus * nthreads
+        for g in range(ngpus * nthreads):
+            r, dev = proc * ngpus * nthreads + g, first + g
+            lines.append("#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] STAND-IN GPU (no device)"
+                         % (r, 1000 + proc, h, dev, dev))
     lines.append("%s:%d:%d [0] NCCL INFO NCCL version 2.21.5+standin (%s)" % (host, os.getpid(), os.getpid(), nccl))
     if plugin:
         lines.append("%s:%d:%d [0] NCCL INFO NET/Plugin: Loaded net plugin %s from %s (STAND-IN)"
