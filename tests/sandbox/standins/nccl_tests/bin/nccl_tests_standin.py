@@ -94,10 +94,10 @@ class Mpi(object):
     """The few MPI calls the stand-in needs, through Open MPI's C library.
 
     The collectives are the nonblocking ones, waited for with MPI_Test and a
-    short sleep: Open MPI's blocking calls spin on the CPU, and every rank of
-    every sandbox node shares this machine's few cores (8 ranks a node), so
-    spinning ranks starve the ones with work and a 16-node job crawls. Real
-    nccl-tests ranks each have a core of their own.
+    short sleep: Open MPI's blocking calls spin on the CPU, and every process
+    of every sandbox node shares this machine's few cores (up to 8 a node when
+    one runs per GPU), so spinning processes starve the ones with work. Real
+    nccl-tests processes each have a core of their own.
     """
 
     POLL_S = 0.002
