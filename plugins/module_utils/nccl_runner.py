@@ -51,13 +51,22 @@ def read_env_file(path):
     return env, skipped
 
 
+def gpus_per_process(p):
+    """GPUs each MPI process drives (nccl-tests -g); 1 unless gpus_per_rank says otherwise."""
+    return p.get("gpus_per_rank") or 1
+
+
+def processes_per_node(p):
+    """MPI processes a node runs: its GPUs (slots) over the GPUs each process drives."""
+    return p["slots"] // gpus_per_process(p)
+
+
 def mpirun_argv(p, addresses, collective, hostfile):
     """The mpirun argument list for one run of one collective on the given node addresses."""
     argv = [p["mpirun"]]
     if p.get("as_root"):
         argv.append("--allow-run-as-root")
-    per_rank = p.get("gpus_per_rank") or 1
-    procs = p["slots"] // per_rank
+    procs = processes_per_node(p)
     argv += ["--hostfile", hostfile, "-np", str(procs * len(addresses)),
              "--map-by", "ppr:%d:node" % procs, "--bind-to", "none",
              "--mca", "btl", "self,tcp",
@@ -85,7 +94,7 @@ def mpirun_argv(p, addresses, collective, hostfile):
     argv += list(p.get("mpirun_extra_args") or [])
     binary = os.path.join(p["binary_dir"], "%s_perf%s" % (collective, p.get("binary_suffix") or ""))
     argv += [binary, "-b", str(p["minbytes"]), "-e", str(p["maxbytes"]), "-f", str(p["stepfactor"]),
-             "-g", str(per_rank), "-w", str(p["warmup_iters"]), "-n", str(p["iters"]), "-c", str(p["check_iters"])]
+             "-g", str(gpus_per_process(p)), "-w", str(p["warmup_iters"]), "-n", str(p["iters"]), "-c", str(p["check_iters"])]
     if p.get("test_timeout_s"):
         argv += ["-T", str(p["test_timeout_s"])]
     argv += list(p.get("test_extra_args") or [])
@@ -154,7 +163,7 @@ class NcclTestsRun(object):
         fd, path = tempfile.mkstemp(prefix="hostfile-", dir=self.tmp)
         with os.fdopen(fd, "w") as f:
             for addr in addresses:
-                f.write("%s slots=%d\n" % (addr, self.p["slots"] // (self.p.get("gpus_per_rank") or 1)))
+                f.write("%s slots=%d\n" % (addr, processes_per_node(self.p)))
         return path
 
     def _jobs(self, kind, names):

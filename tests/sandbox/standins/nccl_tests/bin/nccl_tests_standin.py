@@ -361,12 +361,13 @@ def main():
              "validation: %d graph: 0 unalign: 0" % (nthreads, ngpus, minb, maxb, step_text, warmup, iters, check),
              "#", "# Using devices"]
     # one line per GPU, as nccl-tests prints them: a process with -g N holds N ranks
+    per_proc = nthreads * ngpus
     locals_seen = {}
     for proc, h in enumerate(hosts):
         first = locals_seen.get(h, 0)
-        locals_seen[h] = first + ngpus * nthreads
-        for g in range(ngpus * nthreads):
-            r, dev = proc * ngpus * nthreads + g, first + g
+        locals_seen[h] = first + per_proc
+        for g in range(per_proc):
+            r, dev = proc * per_proc + g, first + g
             lines.append("#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] STAND-IN GPU (no device)"
                          % (r, 1000 + proc, h, dev, dev))
     lines.append("%s:%d:%d [0] NCCL INFO NCCL version 2.21.5+standin (%s)" % (host, os.getpid(), os.getpid(), nccl))
