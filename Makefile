@@ -14,7 +14,7 @@ VARIANT ?= cos
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-pairing clean
+.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-pairing bench-scaling clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
@@ -23,6 +23,7 @@ help:
 	@echo "make bench      inventory benchmark (prints figures and ratios)"
 	@echo "make bench-diagnose  diagnose on 2- and 4-node sandboxes (prints figures and the ratio)"
 	@echo "make bench-pairing   the pairwise fault search simulated on 8..1024 nodes (prints figures)"
+	@echo "make bench-scaling   wall time on 2 and 16 sandbox nodes: bare module tasks and site.yml (figures, ratios)"
 	@echo "make ee         build the AWX execution environment image locally"
 
 system-deps:
@@ -74,6 +75,9 @@ bench: deps
 
 bench-diagnose: deps
 	@benchmarks/diagnose/run.sh
+
+bench-scaling: deps
+	@benchmarks/scaling/run.sh --site
 
 bench-pairing: venv
 	@scripts/link-collection.sh

@@ -16,6 +16,8 @@ declare -A want=(
   [git]=git
   [openssl]=openssl
   [shellcheck]=shellcheck
+  # promtool validates the node health metrics and alert rules
+  [promtool]=prometheus
 )
 missing=()
 for cmd in "${!want[@]}"; do

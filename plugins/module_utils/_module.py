@@ -12,24 +12,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-
-
-def write_atomic(path, text, mode, dir_mode=0o755):
-    """Write text to path through a temporary file and a rename, with mode; create the directory.
-
-    Raises OSError/IOError; a reader never sees a half-written file.
-    """
-    directory = os.path.dirname(path)
-    if not os.path.isdir(directory):
-        os.makedirs(directory, dir_mode)
-    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=directory)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.chmod(tmp, mode)
-    os.rename(tmp, path)
+from ansible_collections.gpudirect.gcp.plugins.module_utils.files import write_atomic
 
 
 class ModuleInputError(ValueError):

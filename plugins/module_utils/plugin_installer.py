@@ -18,7 +18,7 @@ import json
 import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
-from ansible_collections.gpudirect.gcp.plugins.module_utils._module import write_atomic
+from ansible_collections.gpudirect.gcp.plugins.module_utils.files import write_atomic
 
 RECORD_KEYS = ("image", "tag", "digest")
 # The record's name in the plugin's install directory (nccl_plugin_record_file's default)

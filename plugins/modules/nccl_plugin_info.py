@@ -85,40 +85,8 @@ import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.plugin_state import inspect
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-
-
-def _under(root, path):
-    return os.path.join(root, path.lstrip("/"))
-
-
-def ld_so_conf_state(root, plugin):
-    """Whether the linker configuration names the plugin's library directory."""
-    path = plugin.get("ld_so_conf")
-    if not path:
-        return None
-    state = {"path": path, "lib_dir": plugin["lib_dir"], "present": False, "registered": False}
-    try:
-        with open(_under(root, path)) as fh:
-            lines = [line.strip() for line in fh if line.strip() and not line.strip().startswith("#")]
-    except (IOError, OSError):
-        return state
-    state["present"] = True
-    state["registered"] = plugin["lib_dir"].rstrip("/") in [line.rstrip("/") for line in lines]
-    return state
-
-
-def inspect(family, record_file, root="/"):
-    fam = families.get_family(family)
-    plugin = fam["plugin"]
-    record_path = os.path.join(plugin["install_dir"], record_file)
-    files_dir = plugin["files_dir"]
-    record = pi.read_record(_under(root, record_path))
-    local_dir = _under(root, files_dir)
-    missing = [os.path.join(files_dir, f) for f in pi.missing_files(local_dir, plugin["files"])]
-    modified = [os.path.join(files_dir, f) for f in pi.modified_files(record, local_dir)]
-    return dict(record_path=record_path, record=pi.public(record), files_dir=files_dir, missing=missing,
-                modified=modified, ld_so_conf=ld_so_conf_state(root, plugin) if fam["transport"] == "gib" else None)
 
 
 def main():

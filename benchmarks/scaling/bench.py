@@ -1,0 +1,142 @@
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""How the wall time of a run grows with the node count on THIS machine, where the controller
+and every SANDBOX node share the same CPUs.
+
+For each size (default 2 and 16 nodes) it starts a sandbox and times:
+  * the floor: a playbook of --tasks tasks that each run ansible.builtin.ping, the cheapest
+    module there is, on every node (minus the same playbook with every task skipped, which is
+    the cost of loading the inventory and playbook);
+  * with --site, the whole of site.yml, as `make demo` runs it.
+
+It prints wall time, the controller's CPU time (ansible-playbook and its SSH children) and the
+ratio of the largest size to the smallest. When the machine is CPU-bound, no playbook of module
+tasks can grow more slowly than the floor: every task on every node costs CPU time on the
+controller and in the node container, on the same cores.
+
+    benchmarks/scaling/run.sh [--sizes 2,16] [--tasks 20] [--repeat 3] [--site] [--keep]
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SANDBOX = [sys.executable, os.path.join(ROOT, "tests", "sandbox", "sandbox.py")]
+PLAYBOOK = os.path.join(ROOT, ".venv", "bin", "ansible-playbook")
+FAMILY = "a3-mega"
+
+
+def floor_playbook(path, tasks):
+    """A play of `tasks` separate ping tasks (a loop would fork one worker for all of them)."""
+    lines = ["---",
+             "- name: Time bare module tasks on every sandbox node",
+             "  hosts: gpu_nodes",
+             "  gather_facts: false",
+             "  tasks:"]
+    for number in range(tasks):
+        lines += ["    - name: Ping %d" % number,
+                  "      ansible.builtin.ping:",
+                  "      when: not (bench_skip | bool)"]
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(argv, log, check=True):
+    """Run argv with its output in log; return (wall seconds, controller CPU seconds)."""
+    with open(log, "a") as fh:
+        fh.write("\n$ %s\n" % " ".join(argv))
+        fh.flush()
+        cpu0, wall0 = children_cpu(), time.monotonic()
+        rc = subprocess.call(argv, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+        wall, cpu = time.monotonic() - wall0, children_cpu() - cpu0
+    if check and rc != 0:
+        sys.exit("bench: %s failed (exit %d), see %s" % (" ".join(argv[:3]), rc, log))
+    return wall, cpu
+
+
+def median_pair(samples):
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def measure(nodes, args, work):
+    name = "bench-scale%d" % nodes
+    log = os.path.join(work, "%s.log" % name)
+    open(log, "w").close()
+    inventory = os.path.join(ROOT, "build", "sandbox", name, "inventory.yml")
+    floor = os.path.join(work, "floor.yml")
+    floor_playbook(floor, args.tasks)
+    result = {}
+    run(SANDBOX + ["up", "--name", name, "--family", FAMILY, "--nodes", str(nodes)], log)
+    try:
+        def play(skip):
+            return [PLAYBOOK, "-i", inventory, floor, "-e", "bench_skip=%s" % skip]
+        # one untimed run opens the SSH connections the timed runs reuse
+        run(play("false"), log)
+        skipped = median_pair([run(play("true"), log) for _r in range(args.repeat)])
+        pinged = median_pair([run(play("false"), log) for _r in range(args.repeat)])
+        result["floor"] = (pinged[0] - skipped[0], pinged[1] - skipped[1])
+        if args.site:
+            site = [PLAYBOOK, "-i", inventory, "gpudirect.gcp.site",
+                        "-e", "nccl_tests_report_dir=%s" % os.path.join(work, name)]
+            result["site"] = run(site, log)
+    finally:
+        if not args.keep:
+            run(SANDBOX + ["down", "--name", name], log, check=False)
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="2,16", help="node counts, the smallest first")
+    parser.add_argument("--tasks", type=int, default=20, help="ping tasks in the floor playbook")
+    parser.add_argument("--repeat", type=int, default=3, help="floor runs per size (median)")
+    parser.add_argument("--site", action="store_true", help="also time site.yml once per size")
+    parser.add_argument("--keep", action="store_true", help="leave the sandboxes running")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if len(sizes) < 2 or args.tasks < 1 or args.repeat < 1:
+        sys.exit("bench: --sizes needs two or more sizes, --tasks and --repeat at least 1")
+    work = os.path.join(ROOT, "build", "bench-scaling")
+    os.makedirs(work, exist_ok=True)
+    results = {}
+    for nodes in sizes:
+        results[nodes] = measure(nodes, args, work)
+        print("measured %d nodes: %s" % (nodes, ", ".join(
+            "%s %.1f s wall, %.1f s controller CPU" % (k, v[0], v[1]) for k, v in sorted(results[nodes].items()))),
+            flush=True)
+    small, large = sizes[0], sizes[-1]
+    print()
+    print("scaling benchmark, SANDBOX (podman nodes on this machine, %d CPU(s) shared by the controller "
+          "and every node)" % (os.cpu_count() or 0))
+    print("%-6s %22s %26s %16s %16s" % ("nodes", "floor: s per task", "floor: controller ms per",
+                                        "site wall (s)", "site CPU (s)"))
+    print("%-6s %22s %26s" % ("", "(all nodes)", "task and node"))
+    for nodes in sizes:
+        wall, cpu = results[nodes]["floor"]
+        site = results[nodes].get("site")
+        print("%-6d %22.2f %26.0f %16s %16s" % (
+            nodes, wall / args.tasks, 1000.0 * cpu / (args.tasks * nodes),
+            "%.0f" % site[0] if site else "-", "%.0f" % site[1] if site else "-"))
+    print()
+    floor_ratio = results[large]["floor"][0] / results[small]["floor"][0]
+    print("floor %d vs %d nodes: %.2fx (nodes %.1fx)" % (large, small, floor_ratio, float(large) / small))
+    if args.site:
+        site_ratio = results[large]["site"][0] / results[small]["site"][0]
+        print("site.yml %d vs %d nodes: %.2fx" % (large, small, site_ratio))
+    print("logs: %s" % work)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Writing files so that a reader never sees half of one.
+
+Plain Python (no ansible import): the node health agent runs it without ansible-core.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import tempfile
+
+
+def write_atomic(path, text, mode, dir_mode=0o755):
+    """Write text to path through a temporary file in the same directory and a rename, with mode;
+    create the directory.
+
+    Raises OSError/IOError; a reader never sees a half-written file.
+    """
+    directory = os.path.dirname(path)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, dir_mode)
+    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.chmod(tmp, mode)
+        os.rename(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,102 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Node health results as Prometheus text-format metrics for node_exporter's textfile collector.
+
+No sample timestamps (the collector skips a file that has them); the time of the last check is a
+gauge of its own. The findings count is always written, by severity, so an alert can tell "0" from
+"absent"; a family with no sample (no RxDM on a gIB node) is left out.
+Plain Python with no ansible import: the node health agent runs it on the node.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+# name -> (type, help); the order is the file's order
+FAMILIES = (
+    ("gpudirect_node_health_info", "gauge",
+     "Always 1; the labels say what was checked: the machine family and whether the node runs stand-ins"),
+    ("gpudirect_node_health_last_run_timestamp_seconds", "gauge", "When the node health checks last ran (Unix time)"),
+    ("gpudirect_node_health_duration_seconds", "gauge", "How long the last node health run took"),
+    ("gpudirect_node_health_timed_out", "gauge", "1 when the last run was stopped at its time limit"),
+    ("gpudirect_node_health_ok", "gauge", "1 when the last run found no failing component"),
+    ("gpudirect_node_health_findings", "gauge", "Findings of the last run, by severity"),
+    ("gpudirect_node_health_finding", "gauge", "One series per finding of the last run (value 1)"),
+    ("gpudirect_nic_up", "gauge", "1 when the GPU NIC is up (admin up, carrier)"),
+    ("gpudirect_nic_mtu_bytes", "gauge", "The GPU NIC's MTU now"),
+    ("gpudirect_nic_expected_mtu_bytes", "gauge", "The MTU of the GPU NIC's VPC"),
+    ("gpudirect_rxdm_ready", "gauge", "1 when RxDM runs and has signalled readiness"),
+    ("gpudirect_nccl_plugin_intact", "gauge", "1 when every file of the NCCL net plugin matches its install record"),
+    ("gpudirect_nccl_profile_consistent", "gauge", "1 when the NCCL env file names only what this node has"),
+)
+SEVERITIES = ("fail", "warn")
+
+
+def escape(value):
+    """A label value as the text format wants it: backslash, double quote and newline escaped."""
+    return str(value).replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
+
+
+def _labels(pairs):
+    if not pairs:
+        return ""
+    return "{%s}" % ",".join('%s="%s"' % (k, escape(v)) for k, v in pairs)
+
+
+def _num(value):
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return repr(value)
+    return str(int(value))
+
+
+def samples(result, now, timed_out=False, standins=False):
+    """{metric name: [(labels as (key, value) pairs, value)]} for one node health result."""
+    out = dict((name, []) for name, _t, _h in FAMILIES)
+    out["gpudirect_node_health_info"].append(
+        ((("family", result.get("family") or ""), ("standins", "true" if standins else "false")), 1))
+    out["gpudirect_node_health_last_run_timestamp_seconds"].append(((), float(round(now, 3))))
+    out["gpudirect_node_health_duration_seconds"].append(((), float(result.get("duration_s") or 0.0)))
+    out["gpudirect_node_health_timed_out"].append(((), bool(timed_out)))
+    findings = result.get("findings") or []
+    out["gpudirect_node_health_ok"].append(((), not any(f["severity"] == "fail" for f in findings)))
+    for severity in SEVERITIES:
+        count = sum(1 for f in findings if f["severity"] == severity)
+        out["gpudirect_node_health_findings"].append(((("severity", severity),), count))
+    seen = set()
+    for f in findings:
+        key = (f["component"], f["subject"], f["severity"])
+        if key not in seen:  # one series per label set: the text format forbids repeats
+            seen.add(key)
+            out["gpudirect_node_health_finding"].append(
+                ((("component", f["component"]), ("subject", f["subject"]), ("severity", f["severity"])), 1))
+    for nic in result.get("nics") or []:
+        labels = (("nic", nic.get("nic") or nic.get("name") or ""), ("interface", nic.get("iface") or ""))
+        out["gpudirect_nic_up"].append((labels, nic.get("iface") is not None and not any(
+            p.startswith("down") for p in nic["problems"])))
+        if nic.get("mtu") is not None:
+            out["gpudirect_nic_mtu_bytes"].append((labels, nic["mtu"]))
+        if nic.get("expected_mtu") is not None:
+            out["gpudirect_nic_expected_mtu_bytes"].append((labels, int(nic["expected_mtu"])))
+    for part, name, key in (("rxdm", "gpudirect_rxdm_ready", "ready"),
+                            ("plugin", "gpudirect_nccl_plugin_intact", "intact"),
+                            ("profile", "gpudirect_nccl_profile_consistent", "consistent")):
+        state = result.get(part)
+        if state is not None and state.get(key) is not None:
+            out[name].append(((), bool(state[key])))
+    return out
+
+
+def render(result, now, timed_out=False, standins=False):
+    """The text-format file for one node health result."""
+    data = samples(result, now, timed_out, standins)
+    lines = []
+    for name, kind, text in FAMILIES:
+        if not data[name]:
+            continue
+        lines.append("# HELP %s %s" % (name, text))
+        lines.append("# TYPE %s %s" % (name, kind))
+        lines.extend("%s%s %s" % (name, _labels(labels), _num(value)) for labels, value in data[name])
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,167 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The node-level health checks a node runs on its own, without the controller: its GPU NICs, RxDM,
+the NCCL net plugin's files and the NCCL env file.
+
+Each check calls the same code the collection's modules use (nic_ready, rxdm_readiness, plugin_state,
+nccl_env_file), so a node's timer or a Slurm prolog sees what the diagnose playbook sees. Plain
+Python with no ansible import: the node health agent runs it from a copy on the node.
+
+The config (JSON the node_health role writes) names what is expected:
+  family, nics [{nic, name, mac, mtu, ip}], rxdm {engine, container, unit, health_check_file,
+  ready_line} or null, plugin {record_file} or null, profile {path, iface_vars, binding_vars,
+  plugin_lib_dir, plugin_library} or null.
+
+A finding is {component, subject, severity, cause}: "fail" for a fault of the node, "warn" when a
+check could not run (a helper missing, hung or erroring is no proof that the node is bad).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import time
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_ready, nic_sysfs, plugin_state
+from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
+
+COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile")
+
+
+class ConfigError(ValueError):
+    """The config does not say what the checks need; one line naming the key."""
+
+
+def finding(component, subject, severity, cause):
+    return {"component": component, "subject": subject, "severity": severity, "cause": cause}
+
+
+def validate(config):
+    """Refuse a config the checks cannot use, naming the key at fault."""
+    if not isinstance(config, dict):
+        raise ConfigError("the config is not a JSON object")
+    if not isinstance(config.get("family"), str) or not config["family"]:
+        raise ConfigError("family: missing")
+    nics = config.get("nics")
+    if not isinstance(nics, list) or not all(isinstance(n, dict) for n in nics):
+        raise ConfigError("nics: must be a list of objects")
+    for index, nic in enumerate(nics):
+        if not (nic.get("name") or nic.get("mac")):
+            raise ConfigError("nics[%d]: has neither name nor mac" % index)
+    for key, needs in (("rxdm", ("container",)), ("plugin", ("record_file",)), ("profile", ("path",))):
+        part = config.get(key)
+        if part is None:
+            continue
+        if not isinstance(part, dict):
+            raise ConfigError("%s: must be an object or null" % key)
+        for need in needs:
+            if not part.get(need):
+                raise ConfigError("%s.%s: missing" % (key, need))
+
+
+def check_nics(config, run, which, root):
+    reader = nic_sysfs.SysfsReader(root)
+    try:
+        interfaces = nic_sysfs.read_interfaces(reader, run, which("ip"))
+    except (ValueError, OSError) as exc:
+        return None, [finding("nic", "interfaces", "warn", "cannot read the interfaces: %s" % exc)]
+    results = [nic_ready.check_nic(item, interfaces) for item in config["nics"]]
+    found = [finding("nic", res["iface"] or res["name"], "fail", "; ".join(res["problems"]))
+             for res in results if res["problems"]]
+    return results, found
+
+
+def check_rxdm(part, run, which):
+    try:
+        engine = ce.find_engine(which, run, part.get("engine") or "auto")
+    except ce.EngineError as exc:
+        return {"ready": None}, [finding("rxdm", part["container"], "warn", "cannot check RxDM: %s" % exc)]
+    # one look, no waiting: the role that starts RxDM waits for it; a periodic check reports what is
+    state = rr.wait_ready(run, engine["path"], part["container"], part.get("health_check_file"),
+                          part.get("ready_line"), settle_s=0, timeout_s=0)
+    state.update(rr.describe(run, engine["path"], part["container"], part.get("unit"), which("systemctl")))
+    if state["ready"]:
+        return state, []
+    cause = state["reason"]
+    if state.get("unit_state") and state["unit_state"] != "active":
+        cause += "; unit %s is %s" % (part.get("unit"), state["unit_state"])
+    return state, [finding("rxdm", part["container"], "fail", cause)]
+
+
+def check_plugin(family, part, root):
+    state = plugin_state.inspect(family, part["record_file"], root)
+    found = [finding("nccl_plugin", path, "fail", "missing") for path in state["missing"]]
+    found += [finding("nccl_plugin", path, "fail", "content differs from the sha256 recorded at install")
+              for path in state["modified"]]
+    ld = state.get("ld_so_conf")
+    if ld and not ld.get("registered"):
+        found.append(finding("nccl_plugin", ld["path"], "fail", "does not register %s" % ld["lib_dir"]))
+    state["intact"] = not found
+    return state, found
+
+
+def check_profile(part, root):
+    path = part["path"]
+    try:
+        with open(os.path.join(root, path.lstrip("/"))) as fh:
+            env = parse_profile(fh.read())[0]
+    except (IOError, OSError) as exc:
+        return ({"path": path, "present": False, "consistent": False},
+                [finding("nccl_profile", path, "fail", "cannot read: %s" % (exc.strerror or exc))])
+    try:
+        interfaces = sorted(os.listdir(os.path.join(root, "sys/class/net")))
+    except OSError as exc:
+        return ({"path": path, "present": True, "consistent": None},
+                [finding("nccl_profile", path, "warn", "cannot list the interfaces: %s" % exc)])
+    problems = check_env(env, part.get("iface_vars") or [], part.get("binding_vars") or [], interfaces,
+                         part.get("plugin_lib_dir"), part.get("plugin_library"),
+                         path_exists=lambda p: os.path.exists(os.path.join(root, p.lstrip("/"))))
+    return ({"path": path, "present": True, "consistent": not problems},
+            [finding("nccl_profile", path, "fail", problem) for problem in problems])
+
+
+def check(config, run, which, root="/", clock=time.time):
+    """Run every check the config names; one check that cannot run costs no other.
+
+    run(argv) -> (rc, out, err), never through a shell; which(name) -> path or None.
+    Returns {family, nics, rxdm, plugin, profile, findings, duration_s}; a part not configured is None.
+    """
+    validate(config)
+    start = clock()
+    out = {"family": config["family"], "nics": None, "rxdm": None, "plugin": None, "profile": None,
+           "findings": []}
+    steps = [("nics", "nic", lambda: check_nics(config, run, which, root))]
+    if config.get("rxdm"):
+        steps.append(("rxdm", "rxdm", lambda: check_rxdm(config["rxdm"], run, which)))
+    if config.get("plugin"):
+        steps.append(("plugin", "nccl_plugin", lambda: check_plugin(config["family"], config["plugin"], root)))
+    if config.get("profile"):
+        steps.append(("profile", "nccl_profile", lambda: check_profile(config["profile"], root)))
+    for key, component, step in steps:
+        try:
+            out[key], found = step()
+        except (OSError, ValueError, KeyError) as exc:
+            found = [finding(component, key, "warn", "the check could not run: %s" % exc)]
+        out["findings"].extend(found)
+    out["duration_s"] = round(clock() - start, 3)
+    return out
+
+
+def verdict(findings):
+    """'fail' when any finding fails, 'warn' when any warns, else 'pass'."""
+    severities = set(f["severity"] for f in findings)
+    return "fail" if "fail" in severities else ("warn" if "warn" in severities else "pass")
+
+
+def one_line(findings):
+    """The reason in one line (what Slurm shows as a drain reason and the journal keeps)."""
+    if not findings:
+        return "healthy"
+    first = sorted(findings, key=lambda f: f["severity"] != "fail")[0]
+    more = len(findings) - 1
+    return "%s %s %s: %s%s" % (first["severity"], first["component"], first["subject"], first["cause"],
+                               (" (+%d more)" % more) if more else "")

@@ -1,0 +1,75 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Node health metrics in Prometheus text format, validated by the real promtool."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import shutil
+import subprocess
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import health_metrics as hm
+from ansible_collections.gpudirect.gcp.plugins.module_utils.node_health import finding
+
+
+def promtool_check(text):
+    """(exit status, output) of `promtool check metrics` on text (make deps installs promtool)."""
+    promtool = shutil.which("promtool")
+    assert promtool, "promtool is missing: run `make deps` (Debian package prometheus)"
+    proc = subprocess.run([promtool, "check", "metrics"], input=text, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, check=False)
+    return proc.returncode, proc.stdout
+
+
+def result(findings=()):
+    return {
+        "family": "a3-mega", "duration_s": 0.42, "findings": list(findings),
+        "nics": [{"nic": "gpu0", "iface": "eth1", "mtu": 8244, "expected_mtu": 8244, "problems": []},
+                 {"nic": "gpu1", "iface": "eth2", "mtu": 1460, "expected_mtu": 8244,
+                  "problems": ["mtu 1460, expected 8244"]},
+                 {"nic": "gpu2", "iface": None, "mtu": None, "expected_mtu": 8244, "problems": ["no such interface"]}],
+        "rxdm": {"ready": False}, "plugin": {"intact": True}, "profile": {"consistent": True},
+    }
+
+
+def series(text, name):
+    return [line for line in text.splitlines() if line.startswith(name + "{") or line.startswith(name + " ")]
+
+
+def test_a_result_renders_to_metrics_promtool_accepts():
+    found = [finding("nic", "eth2", "fail", "mtu 1460, expected 8244"),
+             finding("rxdm", 'odd "name"\\x', "fail", "not running"),
+             finding("rxdm", 'odd "name"\\x', "fail", "a second cause, same labels")]
+    text = hm.render(result(found), 1764000000.5, standins=True)
+    rc, out = promtool_check(text)
+    assert rc == 0, out
+    assert series(text, "gpudirect_node_health_ok") == ["gpudirect_node_health_ok 0"]
+    assert 'gpudirect_node_health_findings{severity="fail"} 3' in text
+    assert 'gpudirect_node_health_findings{severity="warn"} 0' in text
+    # one series per label set, values escaped
+    assert series(text, "gpudirect_node_health_finding") == [
+        'gpudirect_node_health_finding{component="nic",subject="eth2",severity="fail"} 1',
+        'gpudirect_node_health_finding{component="rxdm",subject="odd \\"name\\"\\\\x",severity="fail"} 1']
+    assert 'gpudirect_nic_mtu_bytes{nic="gpu1",interface="eth2"} 1460' in text
+    assert 'gpudirect_nic_up{nic="gpu1",interface="eth2"} 1' in text
+    assert 'gpudirect_nic_up{nic="gpu2",interface=""} 0' in text
+    assert series(text, "gpudirect_rxdm_ready") == ["gpudirect_rxdm_ready 0"]
+    assert 'gpudirect_node_health_info{family="a3-mega",standins="true"} 1' in text
+    assert series(text, "gpudirect_node_health_last_run_timestamp_seconds") == [
+        "gpudirect_node_health_last_run_timestamp_seconds 1764000000.5"]
+
+
+def test_a_healthy_gib_node_leaves_out_rxdm_and_says_ok():
+    healthy = dict(result(), nics=[], rxdm=None)
+    text = hm.render(healthy, 1764000000.0, timed_out=False)
+    assert promtool_check(text)[0] == 0
+    assert "gpudirect_rxdm_ready" not in text and "gpudirect_nic_up" not in text
+    assert series(text, "gpudirect_node_health_ok") == ["gpudirect_node_health_ok 1"]
+    assert series(text, "gpudirect_node_health_timed_out") == ["gpudirect_node_health_timed_out 0"]
+
+
+def test_promtool_rejects_what_the_collector_would_skip():
+    # the validator itself can fail: a client-side timestamp and a repeated series
+    rc, out = promtool_check("# HELP x y\n# TYPE x gauge\nx 1 1764000000000\nx 1\n")
+    assert rc != 0, out

@@ -1,0 +1,153 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The node health checks against a fake sysfs tree, real plugin files and env file in a temporary
+root, and a fake container engine."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families, node_health
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nic_sysfs import FakeSys
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_diagnose_modules import install
+
+MACS = ["42:01:0a:00:%02x:02" % n for n in range(2)]
+READY = "Buffer manager initialization complete"
+
+
+class Node(object):
+    """Answers `ip -j -4 addr show`, the engine's --version, inspect and logs, and systemctl show."""
+
+    def __init__(self, running=True, ready=True, unit_state="active", ip_hangs=False):
+        self.running, self.ready, self.unit_state, self.ip_hangs = running, ready, unit_state, ip_hangs
+        self.addrs = {"eth1": "10.1.0.2", "eth2": "10.2.0.2"}
+
+    def which(self, name):
+        return {"ip": "/sbin/ip", "docker": "/usr/bin/docker", "systemctl": "/bin/systemctl"}.get(name)
+
+    def run(self, argv):
+        assert isinstance(argv, list)
+        if argv[0] == "/sbin/ip":
+            if self.ip_hangs:
+                raise OSError("ip: timed out")
+            return 0, json.dumps([{"ifname": k, "addr_info": [{"family": "inet", "local": v}]}
+                                  for k, v in self.addrs.items()]), ""
+        if argv[0] == "/bin/systemctl":
+            return 0, "ActiveState=%s\nNRestarts=0\n" % self.unit_state, ""
+        if argv[1] == "--version":
+            return 0, "Docker version 24.0.9\n", ""
+        if argv[1] == "inspect" and "{{.Config.Image}}" in argv:
+            return 0, "us-docker.pkg.dev/x/tcpgpudmarxd-dev:v1.0.23\n", ""
+        if argv[1] == "inspect":
+            if not self.running:
+                return 1, "", "Error: no such container"
+            return 0, "true abc123 2026-11-25T10:00:00Z\n", ""
+        if argv[1] == "logs":
+            return 0, (READY + "\n") if self.ready else "starting\n", ""
+        raise AssertionError("unexpected command %r" % argv)
+
+
+def node_root(tmp_path, family="a3-mega", mtu=8244):
+    fake = FakeSys(tmp_path)
+    fake.nic("eth0", "42:01:0a:80:00:02", mtu=1460, pci="0000:05:00.0")
+    fake.nic("eth1", MACS[0], mtu=mtu, pci="0000:06:00.0")
+    fake.nic("eth2", MACS[1], mtu=8244, pci="0000:07:00.0")
+    plugin, _files_dir = install(tmp_path, family)
+    env = tmp_path / "etc/nccl/nccl.env"
+    env.parent.mkdir(parents=True)
+    env.write_text("NCCL_SOCKET_IFNAME=eth0\nLD_LIBRARY_PATH=%s\n" % plugin["lib_dir"])
+    return plugin
+
+
+def config(plugin, family="a3-mega"):
+    fam = families.get_family(family)
+    return {
+        "family": family,
+        "nics": [{"nic": "gpu%d" % n, "name": "eth%d" % (n + 1), "mac": MACS[n], "mtu": 8244,
+                  "ip": "10.%d.0.2" % (n + 1)} for n in range(2)],
+        "rxdm": {"engine": "auto", "container": "receive-datapath-manager",
+                 "unit": "receive-datapath-manager.service", "ready_line": READY},
+        "plugin": {"record_file": ".gpudirect-installed"},
+        "profile": {"path": "/etc/nccl/nccl.env", "iface_vars": ["NCCL_SOCKET_IFNAME"], "binding_vars": [],
+                    "plugin_lib_dir": plugin["lib_dir"], "plugin_library": "libnccl-net.so"},
+    } if fam else None
+
+
+def check(tmp_path, cfg, node):
+    return node_health.check(cfg, node.run, node.which, root=str(tmp_path))
+
+
+def test_a_healthy_node_has_no_finding(tmp_path):
+    plugin = node_root(tmp_path)
+    result = check(tmp_path, config(plugin), Node())
+    assert result["findings"] == []
+    assert [n["mtu"] for n in result["nics"]] == [8244, 8244]
+    assert result["rxdm"]["ready"] and result["plugin"]["intact"] and result["profile"]["consistent"]
+    assert node_health.verdict(result["findings"]) == "pass"
+    assert node_health.one_line(result["findings"]) == "healthy"
+
+
+def test_each_fault_is_a_failing_finding_naming_its_subject(tmp_path):
+    plugin = node_root(tmp_path, mtu=1460)
+    (tmp_path / plugin["lib_dir"].lstrip("/") / "libnccl-net.so").unlink()
+    (tmp_path / "etc/nccl/nccl.env").write_text("NCCL_SOCKET_IFNAME=eth9\n")
+    result = check(tmp_path, config(plugin), Node(ready=False))
+    got = sorted((f["component"], f["subject"], f["severity"]) for f in result["findings"])
+    assert ("nic", "eth1", "fail") in got
+    assert ("rxdm", "receive-datapath-manager", "fail") in got
+    assert ("nccl_plugin", plugin["lib_dir"] + "/libnccl-net.so", "fail") in got
+    assert ("nccl_profile", "/etc/nccl/nccl.env", "fail") in got
+    nic = [f for f in result["findings"] if f["component"] == "nic"]
+    assert nic[0]["cause"] == "mtu 1460, expected 8244" and len(nic) == 1
+    assert not result["rxdm"]["ready"] and not result["plugin"]["intact"] and not result["profile"]["consistent"]
+    assert node_health.verdict(result["findings"]) == "fail"
+    assert node_health.one_line(result["findings"]).startswith("fail ")
+
+
+def test_a_stopped_rxdm_names_its_unit_state(tmp_path):
+    plugin = node_root(tmp_path)
+    result = check(tmp_path, config(plugin), Node(running=False, unit_state="failed"))
+    (rxdm,) = result["findings"]
+    assert rxdm["severity"] == "fail" and "not running" in rxdm["cause"]
+    assert "unit receive-datapath-manager.service is failed" in rxdm["cause"]
+
+
+def test_a_check_that_cannot_run_warns_and_costs_no_other(tmp_path):
+    plugin = node_root(tmp_path)
+    node = Node(ip_hangs=True)
+    node.which = lambda name: {"ip": "/sbin/ip", "systemctl": "/bin/systemctl"}.get(name)  # no engine
+    result = check(tmp_path, config(plugin), node)
+    assert sorted((f["component"], f["severity"]) for f in result["findings"]) == [("nic", "warn"), ("rxdm", "warn")]
+    assert result["plugin"]["intact"] and result["profile"]["consistent"]
+    assert node_health.verdict(result["findings"]) == "warn"
+
+
+def test_parts_not_configured_are_not_checked(tmp_path):
+    plugin = node_root(tmp_path, family="a3-mega")
+    cfg = dict(config(plugin), rxdm=None, plugin=None, profile=None)
+    result = check(tmp_path, cfg, Node(running=False))
+    assert result["findings"] == [] and result["rxdm"] is None and result["plugin"] is None
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"family": ""}, "family: missing"),
+    ({"nics": "eth1"}, "nics: must be a list of objects"),
+    ({"nics": [{"mtu": 8244}]}, "nics[0]: has neither name nor mac"),
+    ({"rxdm": {"engine": "docker"}}, "rxdm.container: missing"),
+    ({"profile": "x"}, "profile: must be an object or null"),
+])
+def test_a_bad_config_is_one_line_naming_the_key(tmp_path, change, message):
+    plugin = node_root(tmp_path)
+    with pytest.raises(node_health.ConfigError) as exc:
+        check(tmp_path, dict(config(plugin), **change), Node())
+    assert str(exc.value) == message
+
+
+def test_one_line_puts_the_failure_first_and_counts_the_rest():
+    found = [node_health.finding("rxdm", "x", "warn", "cannot check"),
+             node_health.finding("nic", "eth1", "fail", "down (no carrier)")]
+    assert node_health.one_line(found) == "fail nic eth1: down (no carrier) (+1 more)"

@@ -1,0 +1,154 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The node health agent as the node_health role installs it: the listed check code copied into a
+library directory and run by the system's python3, which has no ansible-core, against a fake sysfs
+root and fake ip, docker and systemctl commands."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ast
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+import yaml
+
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_health_metrics import promtool_check
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nic_sysfs import FakeSys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+ROLE = os.path.join(ROOT, "roles", "node_health")
+AGENT = os.path.join(ROLE, "files", "gpudirect-health")
+MODULE_UTILS = os.path.join(ROOT, "plugins", "module_utils")
+PREFIX = "ansible_collections.gpudirect.gcp.plugins.module_utils"
+# a python3 without ansible-core, as on a node
+NODE_PYTHON = "/usr/bin/python3"
+
+
+def shipped():
+    with open(os.path.join(ROLE, "vars", "main.yml")) as fh:
+        data = yaml.safe_load(fh)
+    return data["_node_health_module_utils"], data["_node_health_package"]
+
+
+def imports(path):
+    with open(path) as fh:
+        tree = ast.parse(fh.read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == PREFIX:
+                for alias in node.names:
+                    yield "%s.%s" % (PREFIX, alias.name)
+            else:
+                yield node.module
+
+
+def test_the_shipped_check_code_is_closed_and_needs_no_ansible():
+    files, package = shipped()
+    assert package == PREFIX.replace(".", "/")
+    names = set(f[:-3] for f in files)
+    assert {"node_health", "health_metrics", "files"} <= names
+    for name in sorted(names):
+        for imported in imports(os.path.join(MODULE_UTILS, name + ".py")):
+            assert not (imported == "ansible" or imported.startswith("ansible.")), "%s imports %s" % (name, imported)
+            if imported.startswith(PREFIX + "."):
+                needed = imported[len(PREFIX) + 1:].split(".")[0]
+                assert needed in names, "%s imports %s, which the role does not install" % (name, needed)
+
+
+def lib_dir(tmp_path):
+    files, package = shipped()
+    target = tmp_path / "lib" / package
+    target.mkdir(parents=True, exist_ok=True)
+    for name in files:
+        shutil.copy(os.path.join(MODULE_UTILS, name), str(target / name))
+    return str(tmp_path / "lib")
+
+
+def fake_bin(tmp_path, ip_sleeps=0):
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    scripts = {
+        "ip": "sleep %d\necho '[{\"ifname\": \"eth1\", \"addr_info\": [{\"family\": \"inet\", \"local\": \"10.1.0.2\"}]}]'"
+              % ip_sleeps,
+        "docker": 'case "$1" in --version) echo "Docker version 24.0.9";; *) echo "Error: no such container" >&2; '
+                  "exit 1;; esac",
+        "systemctl": 'echo "ActiveState=failed"; echo "NRestarts=3"',
+    }
+    for name, body in scripts.items():
+        path = bindir / name
+        path.write_text("#!/bin/sh\n%s\n" % body)
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(bindir)
+
+
+def agent(tmp_path, cfg, *extra, ip_sleeps=0):
+    config = tmp_path / "health.json"
+    config.write_text(json.dumps(cfg) if not isinstance(cfg, str) else cfg)
+    env = dict(os.environ, PATH=fake_bin(tmp_path, ip_sleeps) + ":/usr/bin:/bin")
+    env.pop("PYTHONPATH", None)
+    argv = [NODE_PYTHON, AGENT, "--config", str(config), "--lib", lib_dir(tmp_path), "--root", str(tmp_path),
+            "--textfile-dir", str(tmp_path / "textfile")] + list(extra)
+    proc = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                          timeout=60, check=False)
+    return proc.returncode, proc.stdout.splitlines(), proc.stderr
+
+
+def config(standins=True):
+    return {"family": "a3-mega", "standins": standins,
+            "nics": [{"nic": "gpu0", "name": "eth1", "mac": "42:01:0a:01:00:02", "mtu": 8244, "ip": "10.1.0.2"}],
+            "rxdm": {"engine": "auto", "container": "receive-datapath-manager",
+                     "unit": "receive-datapath-manager.service"},
+            "plugin": None, "profile": None}
+
+
+def metrics(tmp_path):
+    return (tmp_path / "textfile" / "gpudirect_node_health.prom").read_text()
+
+
+def test_the_node_python_has_no_ansible():
+    # what makes the next tests prove the agent runs without ansible-core
+    proc = subprocess.run([NODE_PYTHON, "-c", "import ansible"], stderr=subprocess.PIPE, check=False,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert proc.returncode != 0 and sys.executable != NODE_PYTHON
+
+
+def test_a_healthy_nic_and_a_stopped_rxdm_fail_in_one_line_and_in_metrics(tmp_path):
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    rc, lines, err = agent(tmp_path, config())
+    assert rc == 1, (lines, err)
+    assert lines == ["gpudirect-health: fail: fail rxdm receive-datapath-manager: container receive-datapath-manager "
+                     "is not running; unit receive-datapath-manager.service is failed "
+                     "(SANDBOX: stand-ins, not Google Cloud)"]
+    text = metrics(tmp_path)
+    assert promtool_check(text)[0] == 0
+    assert "gpudirect_rxdm_ready 0" in text and 'gpudirect_nic_up{nic="gpu0",interface="eth1"} 1' in text
+    assert not [p for p in os.listdir(str(tmp_path / "textfile")) if p != "gpudirect_node_health.prom"]
+
+
+def test_a_hung_helper_stops_at_the_limit_with_a_warning(tmp_path):
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    rc, lines, err = agent(tmp_path, config(standins=False), "--timeout", "2", ip_sleeps=30)
+    assert rc == 0, (lines, err)
+    assert lines == ["gpudirect-health: warn: warn health run: stopped at the time limit of 2.0s: a check hung"]
+    text = metrics(tmp_path)
+    assert "gpudirect_node_health_timed_out 1" in text and "gpudirect_node_health_ok 1" in text
+    assert promtool_check(text)[0] == 0
+
+
+def test_a_bad_config_or_option_is_one_line_and_exit_2(tmp_path):
+    rc, lines, err = agent(tmp_path, '{"family": "a3-mega", "nics": [{}]}')
+    assert (rc, lines, err) == (2, ["gpudirect-health: --config %s: nics[0]: has neither name nor mac"
+                                    % (tmp_path / "health.json")], "")
+    rc, lines, err = agent(tmp_path, "{not json")
+    assert rc == 2 and len(lines) == 1 and lines[0].startswith("gpudirect-health: --config ") and not err
+    rc, lines, _err = agent(tmp_path, config(), "--timeout", "0")
+    assert (rc, lines) == (2, ["gpudirect-health: --timeout must be more than 0, got 0.0"])
