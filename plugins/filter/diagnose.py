@@ -58,6 +58,12 @@ def diagnose_line(item):
     return diagnose.line(item)
 
 
+def diagnose_faulty_hosts(items):
+    if not isinstance(items, (list, tuple)):
+        raise AnsibleFilterError("diagnose_faulty_hosts: expects a list of findings, got %s" % type(items).__name__)
+    return make_unsafe(findings.faulty_hosts(list(items)))
+
+
 def diagnose_summary(items, hosts):
     return findings.summary(items or [], _hosts(hosts, "diagnose_summary"))
 
@@ -70,4 +76,5 @@ class FilterModule(object):
             "diagnose_add_fabric": diagnose_add_fabric,
             "diagnose_summary": diagnose_summary,
             "diagnose_line": diagnose_line,
+            "diagnose_faulty_hosts": diagnose_faulty_hosts,
         }

@@ -22,6 +22,9 @@ import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings_report import COMPONENTS, SEVERITIES
 
+# the repair of a fault no role can put right: Google repairs the host under the VM
+REPORT_HOST_ARGV = ["gcloud", "compute", "instances", "report-host-as-faulty"]
+REPORT_HOST_BEHAVIOR = "PERFORMANCE"
 # the site.yml phase (and tag) whose role puts each component right
 REPAIR_TAGS = {"nic": "gpu_network", "rxdm": "rxdm", "nccl_plugin": "nccl_plugin",
                "nccl_profile": "nccl_profile", "host": "gpu_host"}
@@ -56,10 +59,11 @@ class Repairs(object):
 
     def report_host(self, host, why):
         """Ask Google to repair the host under the VM (nothing on the node can fix it)."""
-        argv = ["gcloud", "compute", "instances", "report-host-as-faulty", host]
+        argv = REPORT_HOST_ARGV + [host]
         if self.zones.get(host):
             argv.append("--zone=%s" % self.zones[host])
-        argv += ["--disruption-schedule=IMMEDIATE", "--fault-reasons=behavior=PERFORMANCE,description=%s" % why]
+        argv += ["--disruption-schedule=IMMEDIATE",
+                 "--fault-reasons=behavior=%s,description=%s" % (REPORT_HOST_BEHAVIOR, why)]
         return " ".join(shlex.quote(a) for a in argv)
 
 
@@ -82,6 +86,19 @@ def ordered(items):
             seen.add(key)
             out.append(item)
     return out
+
+
+def faulty_hosts(items):
+    """One report per host whose failing finding's repair is Google's host repair: [{host, behavior,
+    description}], the first such finding's cause as the description (the API keeps it short)."""
+    prefix = " ".join(REPORT_HOST_ARGV) + " "
+    out = {}
+    for item in ordered(items):
+        if item["severity"] != "fail" or item["host"] is None or not (item.get("repair") or "").startswith(prefix):
+            continue
+        out.setdefault(item["host"], {"host": item["host"], "behavior": REPORT_HOST_BEHAVIOR,
+                                      "description": item["cause"][:250]})
+    return [out[h] for h in sorted(out)]
 
 
 def failed_hosts(items):

@@ -342,11 +342,50 @@ class ComputeClient(object):
                                   project=project)
             self._sleep(delay)
 
+    def post(self, path, body, project=None, what="request", permission=None):
+        """POST JSON to a Compute API path and return its JSON (an Operation for a method call).
+
+        Only a refusal before any work (429, 503) or a refused connection is retried: a request that
+        may have been acted on is not sent twice. permission names what a 403 lacks."""
+        url = self.url(path)
+        where = ("project %s: " % project) if project else ""
+        requests = self._libs["requests"]
+        auth_errors = self._libs["exceptions"]
+        attempt = 0
+        while True:
+            attempt += 1
+            self._count(retried=attempt > 1)
+            try:
+                response = self.session.post(url, json=body, timeout=self.timeout)
+            except (auth_errors.RefreshError, auth_errors.TransportError) as exc:
+                raise GceApiError("%scould not obtain an access token: %s" % (where, " ".join(str(exc).split())[:300]),
+                                  project=project)
+            except requests.ConnectionError as exc:
+                if not _is_refused(exc) or attempt > min(self.retries, REFUSED_ATTEMPTS):
+                    raise GceApiError("%s%s: connection error (%s); it may or may not have been acted on"
+                                      % (where, what, type(exc).__name__), project=project)
+                self._sleep(self.backoff_base)
+                continue
+            except requests.Timeout:
+                raise GceApiError("%s%s: no answer within %s s; it may or may not have been acted on"
+                                  % (where, what, _seconds(self.timeout)), project=project)
+            if response.status_code == 200:
+                try:
+                    return response.json()
+                except ValueError:
+                    raise GceApiError("%s%s returned a body that is not JSON" % (where, what), project=project)
+            if response.status_code in (429, 503) and attempt <= self.retries:
+                wait = _retry_after(response)
+                delay = min(self.backoff_max, self.backoff_base * (2 ** (attempt - 1)))
+                self._sleep(max(delay, wait or 0.0))
+                continue
+            raise self._fatal(response, project, what, permission)
+
     def _late(self, where, what, project):
         return GceApiError("%s%s got no complete answer within the deadline of %s s (option project_timeout)"
                            % (where, what, _seconds(self.project_timeout)), project=project)
 
-    def _fatal(self, response, project, what):
+    def _fatal(self, response, project, what, permission="compute.instances.list"):
         status = response.status_code
         reason, message = _error_detail(response)
         subject = ("project %s" % project) if project else what
@@ -355,9 +394,11 @@ class ComputeClient(object):
         elif status == 403 and reason in ("accessNotConfigured", "SERVICE_DISABLED"):
             cause = "the Compute Engine API is disabled (403)"
         elif status == 403:
-            cause = "permission denied (403): the credentials lack compute.instances.list"
+            cause = "permission denied (403): the credentials lack %s" % (permission or "compute.instances.list")
         elif status == 404:
             cause = "not found (404): unknown project or resource"
+        elif status == 400:
+            cause = "refused as invalid (400)"
         else:
             cause = "HTTP %d" % status
         if message:

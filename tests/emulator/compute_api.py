@@ -83,6 +83,10 @@ FAULTS = {
 _TOKEN = re.compile(r'\s*(?:(\()|(\))|("(?:[^"\\]|\\.)*")|(!=|=|:|<=|>=|<|>)|([^\s()"=!:<>]+))')
 
 
+# instances.reportHostAsFaulty's faultReasons[].behavior values
+FAULT_BEHAVIORS = ("BEHAVIOR_UNSPECIFIED", "PERFORMANCE", "SILENT_DATA_CORRUPTION", "UNRECOVERABLE_GPU_ERROR")
+
+
 class FilterError(ValueError):
     pass
 
@@ -421,6 +425,7 @@ class State(object):
             self.resets_left = int(self.faults.get("reset_first") or 0)
             self.drops_left = int(self.faults.get("drop_body_first") or 0)
             self.tokens = set()
+            self.reports = []
 
     def set_faults(self, faults):
         with self.lock:
@@ -583,7 +588,50 @@ class Handler(BaseHTTPRequestHandler):
         match = re.match(r"^/v1/projects/-/serviceAccounts/([^/:]+):generateAccessToken$", path)
         if match:
             return self._impersonate(match.group(1), body)
+        match = re.match(r"^/compute/v1/projects/([^/]+)/zones/([^/]+)/instances/([^/]+)/reportHostAsFaulty$", path)
+        if match:
+            return self._report_faulty(match.group(1), match.group(2), match.group(3), body)
         return self._send(*_google_error(404, "NOT_FOUND", "notFound", "no such endpoint %s" % path))
+
+    def _report_faulty(self, project, zone, name, raw):
+        """instances.reportHostAsFaulty: validated as the API does, recorded for the tests, answered with
+        a zonal Operation. The emulated host is not replaced."""
+        self.state.count("reportHostAsFaulty", project)
+        self._latency()
+        if not self._authorised():
+            return self._send(*_google_error(401, "UNAUTHENTICATED", "authError",
+                                             "Request had invalid authentication credentials."))
+        if project in (self.state.faults.get("forbidden_projects") or []):
+            return self._send(*_google_error(
+                403, "PERMISSION_DENIED", "forbidden",
+                "Required 'compute.instances.reportHostAsFaulty' permission for 'projects/%s'" % project))
+        proj = self.state.projects.get(project)
+        if proj is None or not any(i["name"] == name for i in proj["zones"].get(zone, [])):
+            return self._send(*_google_error(404, "NOT_FOUND", "notFound", "The resource 'projects/%s/zones/%s/"
+                                             "instances/%s' was not found" % (project, zone, name)))
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            return self._send(*_google_error(400, "INVALID_ARGUMENT", "parseError", "Parse Error"))
+        if not isinstance(body, dict) or body.get("disruptionSchedule") != "IMMEDIATE":
+            return self._send(*_google_error(400, "INVALID_ARGUMENT", "invalid", "Invalid value for field "
+                                             "'resource.disruptionSchedule': only IMMEDIATE is allowed"))
+        reasons = body.get("faultReasons")
+        if not isinstance(reasons, list) or not reasons or not all(
+                isinstance(r, dict) and r.get("behavior") in FAULT_BEHAVIORS for r in reasons):
+            return self._send(*_google_error(400, "INVALID_ARGUMENT", "invalid", "Invalid value for field "
+                                             "'resource.faultReasons': each needs a behavior of %s"
+                                             % ", ".join(FAULT_BEHAVIORS)))
+        op = "operation-%d-%s" % (int(time.time() * 1000), uuid.uuid4().hex[:12])
+        target = SELF_LINK_BASE + "projects/%s/zones/%s/instances/%s" % (project, zone, name)
+        with self.state.lock:
+            self.state.reports.append({"project": project, "zone": zone, "instance": name, "body": body,
+                                       "operation": op})
+        return self._send(200, {
+            "kind": "compute#operation", "id": str(uuid.uuid4().int % (10 ** 18)), "name": op, "zone":
+            SELF_LINK_BASE + "projects/%s/zones/%s" % (project, zone), "operationType": "reportHostAsFaulty",
+            "targetLink": target, "status": "RUNNING", "progress": 0,
+            "selfLink": SELF_LINK_BASE + "projects/%s/zones/%s/operations/%s" % (project, zone, op)})
 
     def _issue(self):
         token = "emu-" + uuid.uuid4().hex
@@ -664,6 +712,9 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/_emulator/stats":
             with self.state.lock:
                 return self._send(200, copy.deepcopy(self.state.counts))
+        if url.path == "/_emulator/reports":
+            with self.state.lock:
+                return self._send(200, copy.deepcopy(self.state.reports))
         match = re.match(r"^/compute/v1/projects/([^/]+)/(.+)$", url.path)
         if not match:
             return self._send(*_google_error(404, "NOT_FOUND", "notFound", "no such endpoint %s" % url.path))

@@ -37,6 +37,10 @@ class _Control(object):
     def set_faults(self, faults):
         return self._call("/_emulator/faults", faults or {})
 
+    def reports(self):
+        """The reportHostAsFaulty calls the emulator accepted since the last reset."""
+        return self._call("/_emulator/reports")
+
 
 class ThreadEmulator(_Control):
     """The emulator's server in a thread of this process (fast, for unit tests)."""

@@ -332,3 +332,22 @@ def test_many_slow_pairs_are_named_up_to_a_bound_and_counted_past_it():
     assert len(pairs) == 10 and pairs[0]["subject"] == "pair n00 + n13"
     more = [f for f in found if f["subject"] == "3 more slow pairs"]
     assert len(more) == 1 and "n12 + n25" in more[0]["cause"]
+
+
+def test_only_hosts_whose_repair_is_googles_host_repair_are_reported_once_each():
+    from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import finding
+    items = [
+        finding("n2", "fabric", "busbw", "fail", "busbw 12 GB/s below 80% of the baseline",
+                REPAIRS.report_host("n2", "slow")),
+        finding("n2", "nic", "eth3", "fail", "reaches 0 of 4 peers", REPAIRS.report_host("n2", "nic")),
+        finding("n0", "nic", "eth1", "fail", "mtu 1460, expected 8244", REPAIRS.role("n0", "nic")),
+        finding("n1", "fabric", "busbw", "warn", "slow pair", REPAIRS.report_host("n1", "slow")),
+        finding(None, "fabric", "sub-block sb1", "fail", "uplink slow", None),
+    ]
+    got = FILTERS["diagnose_faulty_hosts"](items)
+    # one entry for n2, with its first finding in report order (nic before fabric); warnings and cluster findings
+    # never report a host; a repair by a role is never a host report
+    assert got == [{"host": "n2", "behavior": "PERFORMANCE", "description": "reaches 0 of 4 peers"}]
+    assert FILTERS["diagnose_faulty_hosts"]([]) == []
+    with pytest.raises(AnsibleFilterError, match="diagnose_faulty_hosts: expects a list"):
+        FILTERS["diagnose_faulty_hosts"]("n2")

@@ -1,0 +1,93 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""gce_report_faulty_host: instances.reportHostAsFaulty from the controller (documented in
+plugins/modules/gce_report_faulty_host.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_api
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
+
+BEHAVIORS = ["PERFORMANCE", "SILENT_DATA_CORRUPTION", "UNRECOVERABLE_GPU_ERROR", "BEHAVIOR_UNSPECIFIED"]
+WRITE_SCOPES = ["https://www.googleapis.com/auth/compute"]
+ARGUMENT_SPEC = dict(
+    instance=dict(type="str", required=True),
+    project=dict(type="str", required=True),
+    zone=dict(type="str", required=True),
+    behavior=dict(type="str", default="PERFORMANCE", choices=BEHAVIORS),
+    description=dict(type="str", required=True),
+    auth_kind=dict(type="str", choices=list(gce_api.AUTH_KINDS)),
+    service_account_file=dict(type="path"),
+    service_account_contents=dict(type="raw", no_log=True),
+    access_token=dict(type="str", no_log=True),
+    impersonate_service_account=dict(type="str"),
+    api_endpoint=dict(type="str"),
+    timeout=dict(type="int", default=30),
+)
+# the inventory plugin's environment variables, so one set of credentials serves both
+ENV = dict(auth_kind="GCP_AUTH_KIND", service_account_file="GCP_SERVICE_ACCOUNT_FILE",
+           service_account_contents="GCP_SERVICE_ACCOUNT_CONTENTS", access_token="GCP_ACCESS_TOKEN",
+           impersonate_service_account="GCP_IMPERSONATE_SERVICE_ACCOUNT", api_endpoint="GCP_COMPUTE_API_ENDPOINT")
+
+
+def request_for(args):
+    """(path, body) of the call; what a dry run shows."""
+    path = "projects/%s/zones/%s/instances/%s/reportHostAsFaulty" % (args["project"], args["zone"], args["instance"])
+    body = {"disruptionSchedule": "IMMEDIATE",
+            "faultReasons": [{"behavior": args["behavior"], "description": args["description"]}]}
+    return path, body
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        for key, var in ENV.items():
+            if args.get(key) is None and os.environ.get(var):
+                args[key] = os.environ[var]
+        args["auth_kind"] = args["auth_kind"] or "application"
+        endpoint = (args["api_endpoint"] or gce_api.DEFAULT_ENDPOINT).rstrip("/")
+        for key in ("instance", "project", "zone"):
+            if not args[key] or "/" in args[key]:
+                raise AnsibleActionFail("gce_report_faulty_host: %s %r is not a plain name" % (key, args[key]))
+        path, body = request_for(args)
+        vm = "instance %s (project %s, zone %s)" % (args["instance"], args["project"], args["zone"])
+        request = {"method": "POST", "url": "%s/compute/v1/%s" % (endpoint, path), "body": body}
+        result.update(request=request, dry_run=bool(self._task.check_mode))
+        if self._task.check_mode:
+            result.update(changed=True, msg="dry run: would report the host of %s as faulty (%s)"
+                          % (vm, args["behavior"]))
+            return result
+        missing = gce_api.check_dependencies()
+        if missing:
+            raise AnsibleActionFail("gce_report_faulty_host: %s" % missing)
+        client = None
+        try:
+            creds = gce_api.build_credentials(
+                auth_kind=args["auth_kind"], service_account_file=args["service_account_file"],
+                service_account_contents=args["service_account_contents"], access_token=args["access_token"],
+                impersonate_service_account=args["impersonate_service_account"], scopes=WRITE_SCOPES)
+            client = gce_api.ComputeClient(creds, endpoint=endpoint, timeout=args["timeout"], retries=3)
+            operation = client.post(path, body, what="reporting the host of %s as faulty" % vm,
+                                    permission="compute.instances.reportHostAsFaulty")
+        except gce_api.GceApiError as exc:
+            raise AnsibleActionFail("gce_report_faulty_host: %s" % exc)
+        finally:
+            if client is not None:
+                client.close()
+        # the operation's name comes from the API: never templated
+        name = make_unsafe((operation or {}).get("name"))
+        result.update(changed=True, operation=name, msg=make_unsafe(
+            "reported the host of %s as faulty (%s): operation %s" % (vm, args["behavior"], name)))
+        return result
