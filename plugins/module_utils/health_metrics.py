@@ -3,15 +3,16 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Node health results as Prometheus text-format metrics for node_exporter's textfile collector.
 
-No sample timestamps (the collector skips a file that has them); the time of the last check is a
-gauge of its own. The findings count is always written, by severity, so an alert can tell "0" from
-"absent"; a family with no sample (no RxDM on a gIB node) is left out.
-Plain Python with no ansible import: the node health agent runs it on the node.
+The time of the last check is a gauge of its own (samples carry no timestamp). The findings count
+is always written, by severity, so an alert can tell "0" from "absent"; a family with no sample (no
+RxDM on a gIB node) is left out. Plain Python with no ansible import: the node health agent runs it on the node.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import prom_text
 
 # name -> (type, help); the order is the file's order
 FAMILIES = (
@@ -33,25 +34,6 @@ FAMILIES = (
 SEVERITIES = ("fail", "warn")
 
 
-def escape(value):
-    """A label value as the text format wants it: backslash, double quote and newline escaped."""
-    return str(value).replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
-
-
-def _labels(pairs):
-    if not pairs:
-        return ""
-    return "{%s}" % ",".join('%s="%s"' % (k, escape(v)) for k, v in pairs)
-
-
-def _num(value):
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, float):
-        return repr(value)
-    return str(int(value))
-
-
 def samples(result, now, timed_out=False, standins=False):
     """{metric name: [(labels as (key, value) pairs, value)]} for one node health result."""
     out = dict((name, []) for name, _t, _h in FAMILIES)
@@ -65,13 +47,9 @@ def samples(result, now, timed_out=False, standins=False):
     for severity in SEVERITIES:
         count = sum(1 for f in findings if f["severity"] == severity)
         out["gpudirect_node_health_findings"].append(((("severity", severity),), count))
-    seen = set()
-    for f in findings:
-        key = (f["component"], f["subject"], f["severity"])
-        if key not in seen:  # one series per label set: the text format forbids repeats
-            seen.add(key)
-            out["gpudirect_node_health_finding"].append(
-                ((("component", f["component"]), ("subject", f["subject"]), ("severity", f["severity"])), 1))
+    for f in findings:  # prom_text keeps one series per label set
+        out["gpudirect_node_health_finding"].append(
+            ((("component", f["component"]), ("subject", f["subject"]), ("severity", f["severity"])), 1))
     for nic in result.get("nics") or []:
         labels = (("nic", nic.get("nic") or nic.get("name") or ""), ("interface", nic.get("iface") or ""))
         out["gpudirect_nic_up"].append((labels, nic.get("iface") is not None and not any(
@@ -91,12 +69,4 @@ def samples(result, now, timed_out=False, standins=False):
 
 def render(result, now, timed_out=False, standins=False):
     """The text-format file for one node health result."""
-    data = samples(result, now, timed_out, standins)
-    lines = []
-    for name, kind, text in FAMILIES:
-        if not data[name]:
-            continue
-        lines.append("# HELP %s %s" % (name, text))
-        lines.append("# TYPE %s %s" % (name, kind))
-        lines.extend("%s%s %s" % (name, _labels(labels), _num(value)) for labels, value in data[name])
-    return "\n".join(lines) + "\n"
+    return prom_text.render(FAMILIES, samples(result, now, timed_out, standins))

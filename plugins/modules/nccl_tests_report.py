@@ -60,11 +60,19 @@ options:
     type: str
     required: true
   formats:
-    description: Which reports to write.
+    description:
+      - Which reports to write. V(prometheus) writes C(metrics.prom) - the verdict, peak busbw per collective against
+        its bar, busbw per tested node pair and the bad nodes, in the Prometheus text format.
     type: list
     elements: str
-    choices: [json, junit, html]
+    choices: [json, junit, html, prometheus]
     default: [json, junit, html]
+  textfile_dir:
+    description:
+      - Also write those metrics to C(gpudirect_nccl_tests.prom) in this directory (node_exporter's textfile directory
+        on the controller), through a temporary file and a rename; each run replaces the last.
+    type: path
+    version_added: 1.2.0
 attributes:
   check_mode:
     support: full
@@ -91,7 +99,7 @@ run_dir:
   returned: always
   type: str
 files:
-  description: Paths of the written (or, in check mode, planned) reports by format.
+  description: Paths of the written (or, in check mode, planned) reports by format (C(textfile) for O(textfile_dir)).
   returned: always
   type: dict
 summary:
@@ -103,12 +111,17 @@ summary:
 """
 
 import os
+import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_metrics, nccl_report
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+from ansible_collections.gpudirect.gcp.plugins.module_utils.files import write_atomic
 
 _FILES = {"json": ("report.json", nccl_report.to_json), "junit": ("junit.xml", nccl_report.to_junit),
-          "html": ("report.html", nccl_report.to_html)}
+          "html": ("report.html", nccl_report.to_html),
+          "prometheus": ("metrics.prom", lambda report: nccl_metrics.render(report, time.time()))}
+# the latest run's metrics in node_exporter's textfile directory (option textfile_dir)
+TEXTFILE = "gpudirect_nccl_tests.prom"
 
 
 def main():
@@ -121,8 +134,9 @@ def main():
             standins=dict(type="bool", default=False),
             dest=dict(type="path", required=True),
             run_id=dict(type="str", required=True),
-            formats=dict(type="list", elements="str", choices=["json", "junit", "html"],
+            formats=dict(type="list", elements="str", choices=["json", "junit", "html", "prometheus"],
                          default=["json", "junit", "html"]),
+            textfile_dir=dict(type="path"),
         ),
     )
     p = gm.params
@@ -132,22 +146,21 @@ def main():
     report = nccl_report.build_report(p["result"], p["run_id"], findings=p["findings"], hosts=p["hosts"],
                                       diagnosis=p["diagnosis"], standins=p["standins"])
     files = dict((fmt, os.path.join(run_dir, _FILES[fmt][0])) for fmt in p["formats"])
+    if p["textfile_dir"]:
+        files["textfile"] = os.path.join(p["textfile_dir"], TEXTFILE)
     changed = False
     if not gm.check_mode:
         try:
             if not os.path.isdir(run_dir):
                 os.makedirs(run_dir)
             for fmt, path in files.items():
-                text = _FILES[fmt][1](report)
+                text = _FILES["prometheus" if fmt == "textfile" else fmt][1](report)
                 old = None
                 if os.path.exists(path):
                     with open(path) as f:
                         old = f.read()
                 if old != text:
-                    tmp = path + ".tmp"
-                    with open(tmp, "w") as f:
-                        f.write(text)
-                    os.rename(tmp, path)
+                    write_atomic(path, text, 0o644)
                     changed = True
         except (IOError, OSError) as exc:
             gm.fail("cannot write the reports under %s: %s" % (run_dir, exc))
