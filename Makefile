@@ -77,7 +77,8 @@ bench-diagnose: deps
 	@benchmarks/diagnose/run.sh
 
 bench-scaling: deps
-	@benchmarks/scaling/run.sh --site
+	@scripts/link-collection.sh
+	@$(BIN)/python benchmarks/scaling/bench.py --site
 
 bench-pairing: venv
 	@scripts/link-collection.sh

@@ -14,7 +14,8 @@ ratio of the largest size to the smallest. When the machine is CPU-bound, no pla
 tasks can grow more slowly than the floor: every task on every node costs CPU time on the
 controller and in the node container, on the same cores.
 
-    benchmarks/scaling/run.sh [--sizes 2,16] [--tasks 20] [--repeat 3] [--site] [--keep]
+    make bench-scaling, or: .venv/bin/python benchmarks/scaling/bench.py [--sizes 2,16] [--tasks 20]
+                                                [--repeat 3] [--site] [--keep]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -105,6 +106,9 @@ def main():
     parser.add_argument("--site", action="store_true", help="also time site.yml once per size")
     parser.add_argument("--keep", action="store_true", help="leave the sandboxes running")
     args = parser.parse_args()
+    # the checkout's configuration for every run (the collection is linked by scripts/link-collection.sh)
+    os.environ.setdefault("ANSIBLE_CONFIG", os.path.join(ROOT, "ansible.cfg"))
+    os.environ.setdefault("ANSIBLE_NOCOLOR", "1")
     sizes = [int(s) for s in args.sizes.split(",")]
     if len(sizes) < 2 or args.tasks < 1 or args.repeat < 1:
         sys.exit("bench: --sizes needs two or more sizes, --tasks and --repeat at least 1")

@@ -10,6 +10,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import prom_text
+# a NaN or inf busbw is left out: it would read as a measurement
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_parse import finite_float
 
 PASS = "pass"
 FAMILIES = (
@@ -36,8 +38,8 @@ def samples(report, now):
     out["gpudirect_nccl_tests_nodes"].append(((), len(report.get("nodes") or [])))
     for item in report.get("collectives") or []:
         pairs = (("collective", item.get("collective") or ""),)
-        out["gpudirect_nccl_tests_busbw_gbps"].append((pairs, _float(item.get("peak_busbw_gbps"))))
-        out["gpudirect_nccl_tests_required_busbw_gbps"].append((pairs, _float(item.get("required_gbps"))))
+        out["gpudirect_nccl_tests_busbw_gbps"].append((pairs, finite_float(item.get("peak_busbw_gbps"))))
+        out["gpudirect_nccl_tests_required_busbw_gbps"].append((pairs, finite_float(item.get("required_gbps"))))
         out["gpudirect_nccl_tests_collective_pass"].append((pairs, item.get("verdict") == PASS))
     matrix = report.get("pair_matrix") or {}
     nodes = matrix.get("nodes") or []
@@ -45,19 +47,10 @@ def samples(report, now):
         for cell in data.get("cells") or []:
             row, col, busbw = cell[0], cell[1], cell[2]
             out["gpudirect_nccl_tests_pair_busbw_gbps"].append(
-                ((("collective", coll), ("node_a", nodes[row]), ("node_b", nodes[col])), _float(busbw)))
+                ((("collective", coll), ("node_a", nodes[row]), ("node_b", nodes[col])), finite_float(busbw)))
     for node in report.get("bad_nodes") or []:
         out["gpudirect_nccl_tests_bad_node"].append(((("node", node),), 1))
     return out
-
-
-def _float(value):
-    """A finite float, else None (the sample is left out: NaN would read as a measurement)."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    return value if value == value and value not in (float("inf"), float("-inf")) else None
 
 
 def render(report, now):

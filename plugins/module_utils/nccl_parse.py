@@ -150,21 +150,21 @@ def _half(values, names):
     out = {"time_us": None, "algbw_gbps": None, "busbw_gbps": None, "wrong": None}
     for name, val in zip(names, values):
         if name in _TIME_COLS:
-            out["time_us"] = _float(val)
+            out["time_us"] = finite_float(val)
         elif name == "algbw":
-            out["algbw_gbps"] = _float(val)
+            out["algbw_gbps"] = finite_float(val)
         elif name == "busbw":
-            out["busbw_gbps"] = _float(val)
+            out["busbw_gbps"] = finite_float(val)
         elif name in ("#wrong", "wrong"):
             out["wrong"] = None if val.upper() == "N/A" else int(float(val))
         elif name == "error":
-            out["max_error"] = None if val.upper() == "N/A" else _float(val)
+            out["max_error"] = None if val.upper() == "N/A" else finite_float(val)
         else:
-            out.setdefault("extra", {})[name] = _float(val) if _num(val) else val
+            out.setdefault("extra", {})[name] = finite_float(val) if _num(val) else val
     return out
 
 
-def _float(val):
+def finite_float(val):
     """A finite number, else None: nan and inf have no place in strict JSON."""
     try:
         out = float(val)
@@ -296,7 +296,7 @@ def _parse_text(text, collective, res):
             continue
         m = _AVG.match(body)
         if m:
-            res["avg_busbw_reported_gbps"] = _float(m.group(1))
+            res["avg_busbw_reported_gbps"] = finite_float(m.group(1))
             if m.group(2):
                 res["avg_busbw_check"] = m.group(2)
                 if m.group(2) == "FAILED":
@@ -335,9 +335,9 @@ def _parse_text(text, collective, res):
 def _json_half(half):
     half = half or {}
     out = {
-        "time_us": _float(half.get("time", half.get("cpu_time"))),
-        "algbw_gbps": _float(half.get("alg_bw")),
-        "busbw_gbps": _float(half.get("bus_bw")),
+        "time_us": finite_float(half.get("time", half.get("cpu_time"))),
+        "algbw_gbps": finite_float(half.get("alg_bw")),
+        "busbw_gbps": finite_float(half.get("bus_bw")),
         "wrong": None,
     }
     nwrong = half.get("nwrong")
@@ -406,7 +406,7 @@ def _parse_json(doc, collective, res):
             res["errors"].append("out-of-bounds values: %s" % oob.get("count"))
     avg = doc.get("average_bus_bandwidth", doc.get("average_bus_bandwidith"))
     if isinstance(avg, dict):
-        res["avg_busbw_reported_gbps"] = _float(avg.get("bandwidth", avg.get("bandwidith")))
+        res["avg_busbw_reported_gbps"] = finite_float(avg.get("bandwidth", avg.get("bandwidith")))
         okay = avg.get("okay")
         if okay is True:
             res["avg_busbw_check"] = "OK"
