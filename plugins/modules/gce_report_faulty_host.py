@@ -18,7 +18,7 @@ description:
     the VM off the host (C(disruptionSchedule) C(IMMEDIATE), the only schedule the API allows): the VM restarts.
   - For faults no role of this collection can repair, as the diagnose playbook names them (a node slow in pairwise
     NCCL tests, a GPU NIC that reaches none of its peers). The diagnose role calls it only when asked
-    (O(gpudirect.gcp.diagnose#role:main:diagnose_report_faulty_hosts)).
+    (C(diagnose_report_faulty_hosts)).
   - In check mode nothing is sent; the result holds the request that would be (C(request)), without credentials.
   - An action plugin; it runs on the controller whatever the task's host.
 options:

@@ -23,7 +23,7 @@ from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nic_
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 ROLE = os.path.join(ROOT, "roles", "node_health")
-AGENT = os.path.join(ROLE, "files", "gpudirect-health")
+AGENT = os.path.join(ROLE, "files", "gpudirect_health.py")
 MODULE_UTILS = os.path.join(ROOT, "plugins", "module_utils")
 PREFIX = "ansible_collections.gpudirect.gcp.plugins.module_utils"
 # a python3 without ansible-core, as on a node

@@ -1,11 +1,11 @@
-#!/usr/bin/python3
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """gpudirect-health: run this node's GPUDirect health checks (GPU NICs, RxDM, NCCL plugin files, NCCL
 env file) and write the result as Prometheus metrics for node_exporter's textfile collector.
 
-Installed by the gpudirect.gcp.node_health role, with the collection's check code beside it (--lib);
-what to expect comes from the JSON config the role writes. Prints one line; exit status:
+Installed by the gpudirect.gcp.node_health role, with the collection's check code beside it (--lib),
+and run by the gpudirect-health command the role writes; what to expect comes from the JSON config
+the role writes too. Prints one line; exit status:
   0  healthy, or only warnings (a check that could not run, or the time limit reached: a hung
      helper is no proof the node is bad, so a Slurm prolog lets the job run)
   1  a component failed (the line names it)
