@@ -90,7 +90,7 @@ def measure(nodes, args, work):
         result["floor"] = (pinged[0] - skipped[0], pinged[1] - skipped[1])
         if args.site:
             site = [PLAYBOOK, "-i", inventory, "gpudirect.gcp.site",
-                        "-e", "nccl_tests_report_dir=%s" % os.path.join(work, name)]
+                    "-e", "nccl_tests_report_dir=%s" % os.path.join(work, name)]
             result["site"] = run(site, log)
     finally:
         if not args.keep:

@@ -15,7 +15,7 @@ author:
   - gpudirect.gcp contributors (@gpudirect)
 description:
   - Calls the Compute API method C(instances.reportHostAsFaulty) for one VM, from the controller. Google then moves
-    the VM off the host (C(disruptionSchedule) C(IMMEDIATE), the only schedule the API allows): the VM restarts.
+    the VM off the host (C(disruptionSchedule) C(IMMEDIATE), the only schedule the API allows) - the VM restarts.
   - For faults no role of this collection can repair, as the diagnose playbook names them (a node slow in pairwise
     NCCL tests, a GPU NIC that reaches none of its peers). The diagnose role calls it only when asked
     (C(diagnose_report_faulty_hosts)).
@@ -76,10 +76,13 @@ notes:
 attributes:
   check_mode:
     support: full
+    description: A dry run - nothing is sent; the result holds the request that would be.
   diff_mode:
     support: none
+    description: Nothing on a node changes.
   action:
     support: full
+    description: Runs on the controller as an action plugin.
 """
 
 EXAMPLES = r"""

@@ -67,9 +67,9 @@ def test_check_mode_sends_nothing_and_shows_the_request(emu, tmp_path):
     assert rc == 0, out
     assert emu.reports() == []
     assert result["dry_run"] and result["changed"]
+    url = emu.url + "/compute/v1/projects/proj-a/zones/us-central1-a/instances/mega-0/reportHostAsFaulty"
     assert result["request"] == {
-        "method": "POST", "url": emu.url + "/compute/v1/projects/proj-a/zones/us-central1-a/instances/mega-0/"
-                                          "reportHostAsFaulty",
+        "method": "POST", "url": url,
         "body": {"disruptionSchedule": "IMMEDIATE", "faultReasons": [
             {"behavior": "PERFORMANCE", "description": "NCCL busbw below the family baseline in pairwise tests"}]}}
     assert TOKEN not in out

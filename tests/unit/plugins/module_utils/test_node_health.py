@@ -119,7 +119,7 @@ def test_a_stopped_rxdm_names_its_unit_state(tmp_path):
 def test_a_check_that_cannot_run_warns_and_costs_no_other(tmp_path):
     plugin = node_root(tmp_path)
     node = Node(ip_hangs=True)
-    node.which = lambda name: {"ip": "/sbin/ip", "systemctl": "/bin/systemctl"}.get(name)  # no engine
+    node.which = {"ip": "/sbin/ip", "systemctl": "/bin/systemctl"}.get  # no engine
     result = check(tmp_path, config(plugin), node)
     assert sorted((f["component"], f["severity"]) for f in result["findings"]) == [("nic", "warn"), ("rxdm", "warn")]
     assert result["plugin"]["intact"] and result["profile"]["consistent"]
