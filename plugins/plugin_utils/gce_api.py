@@ -397,8 +397,6 @@ class ComputeClient(object):
             cause = "permission denied (403): the credentials lack %s" % (permission or "compute.instances.list")
         elif status == 404:
             cause = "not found (404): unknown project or resource"
-        elif status == 400:
-            cause = "refused as invalid (400)"
         else:
             cause = "HTTP %d" % status
         if message:

@@ -25,10 +25,18 @@ def _names(path):
     return set(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
 
 
+ACTIONS = os.path.join(MODULES, "..", "action")
+DOC_ONLY = {"DOCUMENTATION", "EXAMPLES", "RETURN", "__metaclass__", "type"}
+
+
 @pytest.mark.parametrize("name", sorted(f for f in os.listdir(MODULES) if f.endswith(".py")))
 def test_every_module_is_built_on_gpu_module(name):
     names = _names(os.path.join(MODULES, name))
-    assert "GpuModule" in names and "AnsibleModule" not in names
+    if os.path.exists(os.path.join(ACTIONS, name)):
+        # the documentation of a controller-side action plugin: no code of its own
+        assert names <= DOC_ONLY, sorted(names - DOC_ONLY)
+    else:
+        assert "GpuModule" in names and "AnsibleModule" not in names
 
 
 def _gm(args=None, **kwargs):
