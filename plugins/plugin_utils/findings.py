@@ -90,14 +90,16 @@ def ordered(items):
 
 def faulty_hosts(items):
     """One report per host whose failing finding's repair is Google's host repair: [{host, behavior,
-    description}], the first such finding's cause as the description (the API keeps it short)."""
+    description}]; the description names the first such finding's component, subject and cause,
+    cut to 250 characters."""
     prefix = " ".join(REPORT_HOST_ARGV) + " "
     out = {}
     for item in ordered(items):
         if item["severity"] != "fail" or item["host"] is None or not (item.get("repair") or "").startswith(prefix):
             continue
         out.setdefault(item["host"], {"host": item["host"], "behavior": REPORT_HOST_BEHAVIOR,
-                                      "description": item["cause"][:250]})
+                                      "description": ("%s %s: %s" % (item["component"], item["subject"],
+                                                                     item["cause"]))[:250]})
     return [out[h] for h in sorted(out)]
 
 

@@ -347,7 +347,7 @@ def test_only_hosts_whose_repair_is_googles_host_repair_are_reported_once_each()
     got = FILTERS["diagnose_faulty_hosts"](items)
     # one entry for n2, with its first finding in report order (nic before fabric); warnings and cluster findings
     # never report a host; a repair by a role is never a host report
-    assert got == [{"host": "n2", "behavior": "PERFORMANCE", "description": "reaches 0 of 4 peers"}]
+    assert got == [{"host": "n2", "behavior": "PERFORMANCE", "description": "nic eth3: reaches 0 of 4 peers"}]
     assert FILTERS["diagnose_faulty_hosts"]([]) == []
     with pytest.raises(AnsibleFilterError, match="diagnose_faulty_hosts: expects a list"):
         FILTERS["diagnose_faulty_hosts"]("n2")
