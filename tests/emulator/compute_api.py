@@ -598,6 +598,11 @@ class Handler(BaseHTTPRequestHandler):
         a zonal Operation. The emulated host is not replaced."""
         self.state.count("reportHostAsFaulty", project)
         self._latency()
+        fault, retry_after = self.state.take_fault()
+        if fault and fault != "reset":  # refused before any work, as the front end does
+            headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+            return self._send(*_google_error(fault, "UNAVAILABLE", "backendError", "emulated transient failure"),
+                              headers=headers)
         if not self._authorised():
             return self._send(*_google_error(401, "UNAUTHENTICATED", "authError",
                                              "Request had invalid authentication credentials."))

@@ -85,6 +85,14 @@ def test_a_report_reaches_the_api_once_and_returns_its_operation(emu, tmp_path):
     assert TOKEN not in out
 
 
+def test_a_refusal_before_any_work_is_retried_and_the_host_reported_once(emu, tmp_path):
+    emu.set_faults({"fail_first": {"count": 1, "status": 503, "retry_after": 0}})
+    rc, out, result = play(emu, tmp_path)
+    assert rc == 0, out
+    assert len(emu.reports()) == 1 and emu.stats()["by_kind"]["reportHostAsFaulty"] == 2
+    assert result["operation"] == emu.reports()[0]["operation"]
+
+
 @pytest.mark.parametrize("faults, vm, extra, expect", [
     ({}, "nope", [], "instance nope (project proj-a, zone us-central1-a) as faulty: not found (404)"),
     ({"forbidden_projects": ["proj-a"]}, "mega-0", [],
