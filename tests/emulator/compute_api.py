@@ -598,11 +598,8 @@ class Handler(BaseHTTPRequestHandler):
         a zonal Operation. The emulated host is not replaced."""
         self.state.count("reportHostAsFaulty", project)
         self._latency()
-        fault, retry_after = self.state.take_fault()
-        if fault and fault != "reset":  # refused before any work, as the front end does
-            headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
-            return self._send(*_google_error(fault, "UNAVAILABLE", "backendError", "emulated transient failure"),
-                              headers=headers)
+        if self._answer_fault():
+            return None
         if not self._authorised():
             return self._send(*_google_error(401, "UNAUTHENTICATED", "authError",
                                              "Request had invalid authentication credentials."))
@@ -695,6 +692,24 @@ class Handler(BaseHTTPRequestHandler):
         expire = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
         return self._send(200, {"accessToken": self._issue(), "expireTime": expire, "principal": principal})
 
+    def _answer_fault(self):
+        """Answer this API request with the next injected fault, if any: a reset connection, or a
+        transient error status (429 or 5xx) refused before any work. True when it answered."""
+        fault, retry_after = self.state.take_fault()
+        if fault == "reset":
+            self._wait()
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return True
+        if fault:
+            code, body = _google_error(fault, "UNAVAILABLE" if fault != 429 else "RESOURCE_EXHAUSTED",
+                                       "rateLimitExceeded" if fault == 429 else "backendError",
+                                       "emulated transient failure")
+            headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+            self._send(code, body, headers)
+            return True
+        return False
+
     def _authorised(self):
         header = self.headers.get("Authorization") or ""
         if not header.startswith("Bearer ") or not header[7:].strip():
@@ -730,18 +745,8 @@ class Handler(BaseHTTPRequestHandler):
             kind = "network_list"
         self.state.count(kind, project)
         self._latency()
-        fault, retry_after = self.state.take_fault()
-        if fault == "reset":
-            self._wait()
-            self.close_connection = True
-            self.connection.shutdown(2)
+        if self._answer_fault():
             return None
-        if fault:
-            code, body = _google_error(fault, "UNAVAILABLE" if fault != 429 else "RESOURCE_EXHAUSTED",
-                                       "rateLimitExceeded" if fault == 429 else "backendError",
-                                       "emulated transient failure")
-            headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
-            return self._send(code, body, headers)
         if not self._authorised():
             return self._send(*_google_error(401, "UNAUTHENTICATED", "authError",
                                              "Request had invalid authentication credentials."))
