@@ -52,8 +52,7 @@ def samples(result, now, timed_out=False, standins=False):
             ((("component", f["component"]), ("subject", f["subject"]), ("severity", f["severity"])), 1))
     for nic in result.get("nics") or []:
         labels = (("nic", nic.get("nic") or nic.get("name") or ""), ("interface", nic.get("iface") or ""))
-        out["gpudirect_nic_up"].append((labels, nic.get("iface") is not None and not any(
-            p.startswith("down") for p in nic["problems"])))
+        out["gpudirect_nic_up"].append((labels, bool(nic.get("up"))))
         if nic.get("mtu") is not None:
             out["gpudirect_nic_mtu_bytes"].append((labels, nic["mtu"]))
         if nic.get("expected_mtu") is not None:

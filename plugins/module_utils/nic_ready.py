@@ -47,7 +47,7 @@ def check_nic(item, interfaces):
     iface = resolve(item, interfaces)
     result = {"name": label(item, iface), "nic": item.get("nic"), "iface": iface,
               "mac": norm_mac(item.get("mac")), "expected_mtu": item.get("mtu"),
-              "expected_ip": item.get("ip"), "mtu": None, "operstate": None,
+              "expected_ip": item.get("ip"), "mtu": None, "operstate": None, "up": False,
               "ipv4": [], "peers": [], "problems": []}
     problems = result["problems"]
     if iface is None:
@@ -58,7 +58,7 @@ def check_nic(item, interfaces):
         return result
     info = interfaces[iface]
     result.update(mtu=info.get("mtu"), operstate=info.get("operstate"), ipv4=list(info.get("ipv4", [])),
-                  mac=info.get("mac"))
+                  mac=info.get("mac"), up=is_up(info))
     if not info.get("admin_up"):
         problems.append("down (administratively)")
     elif not info.get("carrier", True):

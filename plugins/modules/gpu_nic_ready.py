@@ -143,6 +143,10 @@ nics:
           healthy can be told apart from a NIC that is itself wrong.
       type: list
       elements: str
+    up:
+      description: Whether the interface is up (administratively up, with carrier); false when none matched.
+      type: bool
+      version_added: 1.2.0
     mtu:
       description: The interface's MTU.
       type: int

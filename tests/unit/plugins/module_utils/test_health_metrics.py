@@ -26,10 +26,11 @@ def promtool_check(text):
 def result(findings=()):
     return {
         "family": "a3-mega", "duration_s": 0.42, "findings": list(findings),
-        "nics": [{"nic": "gpu0", "iface": "eth1", "mtu": 8244, "expected_mtu": 8244, "problems": []},
-                 {"nic": "gpu1", "iface": "eth2", "mtu": 1460, "expected_mtu": 8244,
+        "nics": [{"nic": "gpu0", "iface": "eth1", "mtu": 8244, "expected_mtu": 8244, "up": True, "problems": []},
+                 {"nic": "gpu1", "iface": "eth2", "mtu": 1460, "expected_mtu": 8244, "up": True,
                   "problems": ["mtu 1460, expected 8244"]},
-                 {"nic": "gpu2", "iface": None, "mtu": None, "expected_mtu": 8244, "problems": ["no such interface"]}],
+                 {"nic": "gpu2", "iface": None, "mtu": None, "expected_mtu": 8244, "up": False,
+                  "problems": ["no such interface"]}],
         "rxdm": {"ready": False}, "plugin": {"intact": True}, "profile": {"consistent": True},
     }
 

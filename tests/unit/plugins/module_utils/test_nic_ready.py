@@ -16,7 +16,7 @@ def iface(name, mac="02:00:00:00:00:01", mtu=8244, up=True, oper="up", ips=("10.
 
 def test_ready_nic_has_no_problems():
     res = R.check_nic({"name": "eth1", "mtu": 8244, "ip": "10.0.1.2"}, {"eth1": iface("eth1")})
-    assert res["problems"] == [] and res["iface"] == "eth1"
+    assert res["problems"] == [] and res["iface"] == "eth1" and res["up"] is True
 
 
 def test_wrong_mtu_message():
@@ -31,11 +31,12 @@ def test_bigger_mtu_is_wrong_too():
 
 def test_down_and_missing_ip():
     res = R.check_nic({"name": "eth2", "ip": "10.0.2.2"}, {"eth2": iface("eth2", oper="lowerlayerdown", ips=())})
-    assert res["problems"] == ["down (no carrier)", "no IPv4 10.0.2.2 (has none)"]
+    assert res["problems"] == ["down (no carrier)", "no IPv4 10.0.2.2 (has none)"] and res["up"] is False
     flapping = dict(iface("eth2"), operstate="dormant")
     assert R.check_nic({"name": "eth2"}, {"eth2": flapping})["problems"] == ["down (operstate dormant)"]
     res = R.check_nic({"name": "eth2"}, {"eth2": iface("eth2", up=False, oper="down")})
-    assert res["problems"] == ["down (administratively)"]
+    assert res["problems"] == ["down (administratively)"] and res["up"] is False
+    assert R.check_nic({"name": "eth9"}, {})["up"] is False
 
 
 def test_operstate_unknown_counts_as_up():
