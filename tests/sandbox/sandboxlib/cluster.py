@@ -22,6 +22,8 @@ TOOLKIT_TEXT = """#!/bin/sh
 echo "STAND-IN nvidia-container-runtime-hook: sandbox only, no GPUs" >&2
 exit 0
 """
+# where CNI's host-local IPAM (podman's network backend on Debian 12) keeps its leases
+CNI_LEASES = "/var/lib/cni/networks"
 BOOT_TIMEOUT_S = int(os.environ.get("GPUDIRECT_SANDBOX_BOOT_TIMEOUT", "180"))
 # hooks run after the nodes are up (registry, emulator), set by sandbox.py
 AFTER_UP = []
@@ -226,6 +228,30 @@ def _parallel(func, nodes):
         raise errors[0]
 
 
+def drop_stale_leases(nodes, root=CNI_LEASES):
+    """Remove address leases CNI still keeps for nodes that are not running.
+
+    CNI's host-local IPAM keeps one file per leased address and frees it when the
+    container's network is torn down; a container that went away without that
+    teardown leaves its file behind, and podman then refuses to start the node on
+    its own fixed address ("requested IP address ... is not available in range
+    set"). Every address here belongs to exactly one node of the sandbox, so a
+    lease on the address of a node that is not running is stale. Returns the
+    files removed."""
+    removed = []
+    for node in nodes:
+        for nic in node["nics"]:
+            path = os.path.join(root, nic["network"], nic["ip"])
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                continue
+            removed.append(path)
+    if removed:
+        common.log("removed %d stale address lease(s): %s" % (len(removed), ", ".join(removed)))
+    return removed
+
+
 def up(name, family, nodes, variant="cos"):
     if not 1 <= nodes <= layout.MAX_NODES:
         raise common.SandboxError("--nodes must be between 1 and %d, got %d" % (layout.MAX_NODES, nodes))
@@ -244,13 +270,14 @@ def up(name, family, nodes, variant="cos"):
         plan["image"] = image
         common.save_state(name, plan)
         _create_networks(plan)
-    running = set(c["Names"][0] for c in common.podman_json(
+    states = dict((c["Names"][0], c["State"]) for c in common.podman_json(
         "ps", "-a", "--filter", "label=%s" % _label(name), "--format", "json"))
-    fresh = [n for n in plan["nodes"] if n["name"] not in running]
+    fresh = [n for n in plan["nodes"] if n["name"] not in states]
     for node in fresh:
         common.podman(*_node_argv(plan, node, image))
         _seed_files(plan, node)
     _write_known_hosts(plan)
+    drop_stale_leases([n for n in plan["nodes"] if states.get(n["name"]) != "running"])
     common.log("starting %d %s node(s) of sandbox %s" % (nodes, family, name))
     common.podman("start", *[n["name"] for n in plan["nodes"]])
     _parallel(lambda n: wait_ready(plan, n), plan["nodes"])

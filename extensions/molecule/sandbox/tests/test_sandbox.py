@@ -1,5 +1,6 @@
 """The sandbox behaves like A3 Mega nodes wherever a container can."""
 
+import json
 import os
 import subprocess
 import sys
@@ -125,3 +126,30 @@ def test_restart_keeps_addresses_and_only_persisted_mtu():
         assert node.run("systemctl is-system-running").stdout.strip() == "running"
     finally:
         node.run("rm -f /etc/systemd/network/50-sandbox-test.network")
+
+
+def test_up_starts_a_node_over_a_stale_address_lease():
+    """A lease CNI left behind for a stopped node's fixed address must not stop `up` from starting it.
+
+    CNI's host-local IPAM keeps one file per leased address; a container that went
+    away without its network teardown leaves the file, and podman then refuses the
+    node's own address ("requested IP address ... is not available")."""
+    name, hvars, node = _node(1)
+    with open(os.path.join(STATE, "state.json")) as fh:
+        inv = json.load(fh)
+    net = next(n for n in inv["networks"] if n["index"] == 1)
+    lease_dir = os.path.join("/var/lib/cni/networks", net["name"])
+    ip = hvars["gce_nics"][1]["ip"]
+    subprocess.run(["podman", "stop", "-t", "10", name], check=True, timeout=120,
+                   env=dict(os.environ, CONTAINERS_CONF=os.path.join(ROOT, "tests", "sandbox", "podman",
+                                                                     "containers.conf")))
+    os.makedirs(lease_dir, exist_ok=True)
+    with open(os.path.join(lease_dir, ip), "w") as fh:
+        fh.write("0123456789abcdef-left-by-a-removed-container\neth1")
+    up = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "sandbox", "sandbox.py"), "up",
+                         "--name", NAME, "--family", inv["family"], "--nodes", str(len(inv["nodes"])),
+                         "--variant", inv.get("variant", "cos")],
+                        capture_output=True, text=True, timeout=300)
+    assert up.returncode == 0, up.stderr
+    assert node.run("systemctl is-system-running").stdout.strip() == "running"
+    assert ip in node.check_output("ip -br address show eth1")
