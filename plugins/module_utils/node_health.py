@@ -75,14 +75,14 @@ def check_nics(config, run, which, root):
     return results, found
 
 
-def check_rxdm(part, run, which):
+def check_rxdm(part, run, which, wait_s=0):
     try:
         engine = ce.find_engine(which, run, part.get("engine") or "auto")
     except ce.EngineError as exc:
         return {"ready": None}, [finding("rxdm", part["container"], "warn", "cannot check RxDM: %s" % exc)]
-    # one look, no waiting: the role that starts RxDM waits for it; a periodic check reports what is
+    # a periodic check takes one look and reports what is; a hook that has just started RxDM waits
     state = rr.wait_ready(run, engine["path"], part["container"], part.get("health_check_file"),
-                          part.get("ready_line"), settle_s=0, timeout_s=0)
+                          part.get("ready_line"), settle_s=0, timeout_s=wait_s)
     state.update(rr.describe(run, engine["path"], part["container"], part.get("unit"), which("systemctl")))
     if state["ready"]:
         return state, []
@@ -124,10 +124,11 @@ def check_profile(part, root):
             [finding("nccl_profile", path, "fail", problem) for problem in problems])
 
 
-def check(config, run, which, root="/", clock=time.time):
+def check(config, run, which, root="/", clock=time.time, rxdm_wait_s=0):
     """Run every check the config names; one check that cannot run costs no other.
 
     run(argv) -> (rc, out, err), never through a shell; which(name) -> path or None.
+    rxdm_wait_s: how long RxDM may take to become ready (0: one look).
     Returns {family, nics, rxdm, plugin, profile, findings, duration_s}; a part not configured is None.
     """
     validate(config)
@@ -136,7 +137,7 @@ def check(config, run, which, root="/", clock=time.time):
            "findings": []}
     steps = [("nics", "nic", lambda: check_nics(config, run, which, root))]
     if config.get("rxdm"):
-        steps.append(("rxdm", "rxdm", lambda: check_rxdm(config["rxdm"], run, which)))
+        steps.append(("rxdm", "rxdm", lambda: check_rxdm(config["rxdm"], run, which, rxdm_wait_s)))
     if config.get("plugin"):
         steps.append(("plugin", "nccl_plugin", lambda: check_plugin(config["family"], config["plugin"], root)))
     if config.get("profile"):

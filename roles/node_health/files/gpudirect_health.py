@@ -5,10 +5,12 @@ env file) and write the result as Prometheus metrics for node_exporter's textfil
 
 Installed by the gpudirect.gcp.node_health role, with the collection's check code beside it (--lib),
 and run by the gpudirect-health command the role writes; what to expect comes from the JSON config
-the role writes too. Prints one line; exit status:
+the role writes too. With --slurm prolog|epilog it is a Slurm hook (the gpudirect.gcp.slurm_hooks
+role installs them): it starts or stops RxDM for the job first, and logs its line to the journal.
+Prints one line; exit status:
   0  healthy, or only warnings (a check that could not run, or the time limit reached: a hung
      helper is no proof the node is bad, so a Slurm prolog lets the job run)
-  1  a component failed (the line names it)
+  1  a component failed (the line names it; a Slurm hook's non-zero status drains the node)
   2  the config or the options are unusable (the line names the option or key)
 """
 
@@ -19,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import syslog
 import time
 
 DEFAULT_LIB = "/usr/local/lib/gpudirect-health"
@@ -66,17 +69,50 @@ def parse_args(argv):
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds before the run stops with a warning")
     parser.add_argument("--root", default="/", help="read sysfs and files under this root (tests)")
     parser.add_argument("--json", action="store_true", help="print the whole result as JSON after the line")
+    slurm = parser.add_argument_group("Slurm hook")
+    slurm.add_argument("--slurm", choices=("prolog", "epilog"), help="run as this Slurm hook (job from SLURM_*)")
+    slurm.add_argument("--rxdm-per-job", action="store_true",
+                       help="RxDM runs only for multi-node jobs: the prolog starts it, the epilog stops it")
+    slurm.add_argument("--rxdm-wait", type=float, default=120.0,
+                       help="seconds RxDM may take to become ready after the prolog starts it")
+    slurm.add_argument("--drain-reason", action="store_true",
+                       help="on a failure, also set the line as the node's drain reason (scontrol)")
     return parser.parse_args(argv)
+
+
+def journal(line, failed=False):
+    """Hooks have no terminal: their line goes to the journal (syslog socket)."""
+    try:
+        syslog.openlog("gpudirect-health", 0, syslog.LOG_DAEMON)
+        syslog.syslog(syslog.LOG_ERR if failed else syslog.LOG_INFO, line)
+    except (OSError, ValueError):
+        pass
+
+
+def drain(run, line):
+    """Drain this node with the line as the reason, so an admin sees the finding, not "Prolog error".
+
+    Bounded by the run's deadline; only a failing node calls it, so slurmctld sees one call per
+    bad node, not one per job."""
+    node = os.environ.get("SLURMD_NODENAME")
+    scontrol = which("scontrol")
+    if not node or not scontrol:
+        return "cannot set the drain reason: %s" % ("SLURMD_NODENAME unset" if not node else "no scontrol")
+    # Slurm caps a reason's length; the line starts with what matters
+    rc, _out, err = run([scontrol, "update", "nodename=%s" % node, "state=drain", "reason=%s" % line[:200]])
+    return None if rc == 0 else "scontrol update failed: %s" % (err.strip().splitlines() or ["exit %d" % rc])[-1]
 
 
 def main(argv=None):
     args = parse_args(argv)
-    if args.timeout <= 0:
-        print("gpudirect-health: --timeout must be more than 0, got %s" % args.timeout)
-        return 2
+    for option, value in (("--timeout", args.timeout), ("--rxdm-wait", args.rxdm_wait)):
+        if value <= 0:
+            print("gpudirect-health: %s must be more than 0, got %s" % (option, value))
+            return 2
     sys.path.insert(0, args.lib)
     try:
-        from ansible_collections.gpudirect.gcp.plugins.module_utils import files, health_metrics, node_health
+        from ansible_collections.gpudirect.gcp.plugins.module_utils import (files, health_metrics, node_health,
+                                                                            slurm_hook)
     except ImportError as exc:
         print("gpudirect-health: --lib %s: the check code is not installed there (%s)" % (args.lib, exc))
         return 2
@@ -95,8 +131,13 @@ def main(argv=None):
     timed_out = False
     signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, args.timeout)
+    run = make_run(start + args.timeout)
     try:
-        result = node_health.check(config, make_run(start + args.timeout), which, root=args.root)
+        if args.slurm:
+            result = slurm_hook.run_hook(args.slurm, config, run, which, slurm_hook.job_nodes(os.environ),
+                                         args.rxdm_per_job, args.rxdm_wait, root=args.root)
+        else:
+            result = node_health.check(config, run, which, root=args.root)
     except TimeLimit:
         timed_out = True
         result = {"family": config["family"], "nics": None, "rxdm": None, "plugin": None, "profile": None,
@@ -116,8 +157,19 @@ def main(argv=None):
         except (IOError, OSError) as exc:
             print("gpudirect-health: --textfile-dir %s: cannot write %s: %s" % (args.textfile_dir, METRICS_FILE, exc))
             status = 2
-    print("gpudirect-health: %s: %s%s" % (verdict, node_health.one_line(result["findings"]),
-                                          " (SANDBOX: stand-ins, not Google Cloud)" if standins else ""))
+    phase = "%s " % args.slurm if args.slurm else ""
+    label = " (SANDBOX: stand-ins, not Google Cloud)" if standins else ""
+    line = "gpudirect-health: %s%s: %s%s" % (phase, verdict, node_health.one_line(result["findings"]), label)
+    print(line)
+    if args.slurm:
+        for action in result.get("actions") or []:
+            journal("gpudirect-health: %s: %s" % (args.slurm, action))
+        journal(line, verdict == "fail")
+        if verdict == "fail" and args.drain_reason:
+            prefix = "gpudirect SANDBOX: " if standins else "gpudirect: "
+            problem = drain(make_run(time.monotonic() + 10), prefix + node_health.one_line(result["findings"]))
+            if problem:
+                journal("gpudirect-health: %s: %s" % (args.slurm, problem))
     if args.json:
         print(json.dumps(result, sort_keys=True))
     return status or (1 if verdict == "fail" else 0)

@@ -152,3 +152,59 @@ def test_a_bad_config_or_option_is_one_line_and_exit_2(tmp_path):
     assert rc == 2 and len(lines) == 1 and lines[0].startswith("gpudirect-health: --config ") and not err
     rc, lines, _err = agent(tmp_path, config(), "--timeout", "0")
     assert (rc, lines) == (2, ["gpudirect-health: --timeout must be more than 0, got 0.0"])
+
+
+def slurm_bin(tmp_path, start_rc):
+    """systemctl whose start fails (or not) and scontrol that records its arguments, beside fake_bin's."""
+    bindir = fake_bin(tmp_path)
+    scripts = {
+        "systemctl": 'case "$1" in start) echo "Job for $2 failed." >&2; exit %d;; stop) exit 0;; esac\n'
+                     'echo "ActiveState=inactive"; echo "NRestarts=0"' % start_rc,
+        "scontrol": 'echo "$@" > "%s"' % (tmp_path / "scontrol.args"),
+    }
+    for name, body in scripts.items():
+        path = tmp_path / "bin" / name
+        path.write_text("#!/bin/sh\n%s\n" % body)
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return bindir
+
+
+def slurm_agent(tmp_path, phase, start_rc=1, *extra):
+    config = tmp_path / "health.json"
+    config.write_text(json.dumps(config_for_slurm()))
+    env = dict(os.environ, PATH=slurm_bin(tmp_path, start_rc) + ":/usr/bin:/bin", SLURM_JOB_NODELIST="n[1-2]",
+               SLURMD_NODENAME="n1")
+    env.pop("PYTHONPATH", None)
+    env.pop("SLURM_JOB_NUM_NODES", None)
+    argv = [NODE_PYTHON, AGENT, "--config", str(config), "--lib", lib_dir(tmp_path), "--root", str(tmp_path),
+            "--slurm", phase, "--rxdm-per-job", "--rxdm-wait", "2"] + list(extra)
+    proc = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                          timeout=60, check=False)
+    return proc.returncode, proc.stdout.splitlines(), proc.stderr
+
+
+def config_for_slurm():
+    return dict(config(standins=False), plugin=None, profile=None)
+
+
+def test_a_prolog_whose_rxdm_does_not_start_fails_and_sets_the_drain_reason(tmp_path):
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    rc, lines, err = slurm_agent(tmp_path, "prolog", 1, "--drain-reason")
+    assert rc == 1, (lines, err)
+    assert lines[0].startswith("gpudirect-health: prolog fail: fail rxdm receive-datapath-manager.service: "
+                               "systemctl start receive-datapath-manager.service failed (exit 1): Job for "), lines
+    reason = (tmp_path / "scontrol.args").read_text()
+    assert reason.startswith("update nodename=n1 state=drain reason=gpudirect: fail rxdm "
+                             "receive-datapath-manager.service: systemctl start"), reason
+
+
+def test_an_epilog_stops_per_job_rxdm_and_passes_without_checking_it(tmp_path):
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    rc, lines, err = slurm_agent(tmp_path, "epilog", 0, "--drain-reason")
+    assert (rc, lines) == (0, ["gpudirect-health: epilog pass: healthy"]), err
+    assert not (tmp_path / "scontrol.args").exists()
+
+
+def test_a_slurm_hook_rejects_a_bad_rxdm_wait(tmp_path):
+    rc, lines, _err = slurm_agent(tmp_path, "prolog", 0, "--rxdm-wait", "0")
+    assert (rc, lines) == (2, ["gpudirect-health: --rxdm-wait must be more than 0, got 0.0"])
