@@ -14,7 +14,7 @@ import tempfile
 from . import common
 
 # Bump when the build steps below change in a way that changes the images.
-RECIPE_VERSION = "3"
+RECIPE_VERSION = "4"
 SUITE = "bookworm"
 MIRROR = os.environ.get("GPUDIRECT_SANDBOX_MIRROR", "http://deb.debian.org/debian")
 
@@ -26,7 +26,13 @@ NODE_PACKAGES = [
     "systemd", "systemd-sysv", "dbus", "python3", "openssh-server", "iproute2", "ethtool",
     "iputils-ping", "kmod", "openmpi-bin", "podman", "runc", "netavark", "sudo",
     "ca-certificates", "procps",
+    # Debian's Slurm (22.05) and MUNGE, for the Slurm hooks; off at boot (SLURM_UNITS)
+    "slurmd", "slurmctld", "slurm-client", "munge",
 ]
+# Started only where a scenario configures Slurm: a node boots without a cluster
+SLURM_UNITS = ["munge.service", "slurmd.service", "slurmctld.service"]
+# the key munge's package may create at install; a sandbox makes its own per cluster
+MUNGE_KEY = "etc/munge/munge.key"
 NODE_SERVICES = ["gpudirect-sandbox-sysfs-ro.service", "gpudirect-sandbox-guest-mtu.service",
                  "gpudirect-sandbox-gpu-devices.service",
                  "systemd-networkd.service", "ssh.service"]
@@ -189,7 +195,10 @@ def node_image(variant="cos"):
             for top in dirs[1:]:
                 common.run(["cp", "-r", "--preserve=mode", top + "/.", root + "/"], what="copy %s files" % variant)
             _chroot(root, "systemctl", "enable", *services)
+            _chroot(root, "systemctl", "disable", *SLURM_UNITS)
             _chroot(root, "systemctl", "mask", *masked)
+            if os.path.exists(os.path.join(root, MUNGE_KEY)):
+                os.unlink(os.path.join(root, MUNGE_KEY))
 
         _build_rootfs_image(ref, packages, dirs[0], "node", tag,
                             ['CMD ["/sbin/init"]', "STOPSIGNAL SIGRTMIN+3"], customise=customise)
