@@ -68,17 +68,36 @@ def job_nodes(environ):
     return count_hosts(environ.get("SLURM_JOB_NODELIST") or environ.get("SLURM_NODELIST")) or 1
 
 
-def _systemctl(run, which, verb, unit):
-    path = which("systemctl")
+def _command(run, which, argv, what):
+    """Run argv (argv[0] looked up with which); None when it worked, else the failure in one line.
+
+    The first line of stderr says why (systemctl: "... the control process exited with error code.";
+    what follows points at systemctl status and journalctl)."""
+    path = which(argv[0])
     if not path:
-        return "systemctl not found"
-    rc, _out, err = run([path, verb, unit])
+        return "%s not found" % argv[0]
+    rc, _out, err = run([path] + list(argv[1:]))
     if rc != 0:
-        # systemctl's first line says why ("... the control process exited with error code."); the rest points
-        # at systemctl status and journalctl
         lines = (err or "").strip().splitlines()
-        return "systemctl %s %s failed (exit %d)%s" % (verb, unit, rc, (": " + lines[0]) if lines else "")
+        return "%s failed (exit %d)%s" % (what, rc, (": " + lines[0]) if lines else "")
     return None
+
+
+def _systemctl(run, which, verb, unit):
+    return _command(run, which, ["systemctl", verb, unit], "systemctl %s %s" % (verb, unit))
+
+
+def drain(run, which, environ, reason):
+    """Drain this node (SLURMD_NODENAME) with the reason, so sinfo -R names the finding, not a bare
+    prolog error. None when it worked, else why not, in one line.
+
+    Slurm advises against scontrol in hooks, for slurmctld's sake at scale; only a failing node calls
+    this, once. Slurm caps a reason's length; the reason starts with what matters."""
+    node = environ.get("SLURMD_NODENAME")
+    if not node:
+        return "cannot set the drain reason: SLURMD_NODENAME unset"
+    return _command(run, which, ["scontrol", "update", "nodename=%s" % node, "state=drain",
+                                 "reason=%s" % reason[:200]], "scontrol update")
 
 
 def run_hook(phase, config, run, which, nodes, rxdm_per_job, rxdm_wait_s, root="/"):

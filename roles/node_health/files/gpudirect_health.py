@@ -89,20 +89,6 @@ def journal(line, failed=False):
         pass
 
 
-def drain(run, line):
-    """Drain this node with the line as the reason, so an admin sees the finding, not "Prolog error".
-
-    Bounded by the run's deadline; only a failing node calls it, so slurmctld sees one call per
-    bad node, not one per job."""
-    node = os.environ.get("SLURMD_NODENAME")
-    scontrol = which("scontrol")
-    if not node or not scontrol:
-        return "cannot set the drain reason: %s" % ("SLURMD_NODENAME unset" if not node else "no scontrol")
-    # Slurm caps a reason's length; the line starts with what matters
-    rc, _out, err = run([scontrol, "update", "nodename=%s" % node, "state=drain", "reason=%s" % line[:200]])
-    return None if rc == 0 else "scontrol update failed: %s" % (err.strip().splitlines() or ["exit %d" % rc])[-1]
-
-
 def main(argv=None):
     args = parse_args(argv)
     for option, value in (("--timeout", args.timeout), ("--rxdm-wait", args.rxdm_wait)):
@@ -159,7 +145,8 @@ def main(argv=None):
             status = 2
     phase = "%s " % args.slurm if args.slurm else ""
     label = " (SANDBOX: stand-ins, not Google Cloud)" if standins else ""
-    line = "gpudirect-health: %s%s: %s%s" % (phase, verdict, node_health.one_line(result["findings"]), label)
+    reason = node_health.one_line(result["findings"])
+    line = "gpudirect-health: %s%s: %s%s" % (phase, verdict, reason, label)
     print(line)
     if args.slurm:
         for action in result.get("actions") or []:
@@ -167,7 +154,8 @@ def main(argv=None):
         journal(line, verdict == "fail")
         if verdict == "fail" and args.drain_reason:
             prefix = "gpudirect SANDBOX: " if standins else "gpudirect: "
-            problem = drain(make_run(time.monotonic() + 10), prefix + node_health.one_line(result["findings"]))
+            # its own short deadline: the checks may have used up the run's
+            problem = slurm_hook.drain(make_run(time.monotonic() + 10), which, os.environ, prefix + reason)
             if problem:
                 journal("gpudirect-health: %s: %s" % (args.slurm, problem))
     if args.json:

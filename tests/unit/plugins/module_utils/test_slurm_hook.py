@@ -122,3 +122,25 @@ def test_job_nodes_prefers_the_count_then_the_list_then_one():
     assert slurm_hook.job_nodes({"SLURM_JOB_NUM_NODES": "3", "SLURM_JOB_NODELIST": "a[0-7]"}) == 3
     assert slurm_hook.job_nodes({"SLURM_JOB_NODELIST": "a[0-7]"}) == 8
     assert slurm_hook.job_nodes({}) == 1
+
+
+def test_drain_sets_the_reason_on_this_node_and_caps_its_length():
+    calls = []
+
+    def run(argv):
+        calls.append(argv)
+        return 0, "", ""
+    assert slurm_hook.drain(run, {"scontrol": "/usr/bin/scontrol"}.get, {"SLURMD_NODENAME": "n1"}, "x" * 300) is None
+    assert calls == [["/usr/bin/scontrol", "update", "nodename=n1", "state=drain", "reason=" + "x" * 200]]
+
+
+@pytest.mark.parametrize("which, environ, rc, problem", [
+    ({"scontrol": "/usr/bin/scontrol"}.get, {}, 0, "cannot set the drain reason: SLURMD_NODENAME unset"),
+    ({}.get, {"SLURMD_NODENAME": "n1"}, 0, "scontrol not found"),
+    ({"scontrol": "/usr/bin/scontrol"}.get, {"SLURMD_NODENAME": "n1"}, 1,
+     "scontrol update failed (exit 1): slurm_update error: Invalid node name specified"),
+])
+def test_drain_says_why_it_could_not(which, environ, rc, problem):
+    def run(_argv):
+        return rc, "", "slurm_update error: Invalid node name specified\nmore\n"
+    assert slurm_hook.drain(run, which, environ, "gpudirect: fail") == problem
