@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Runs every Molecule scenario under extensions/molecule/ (each one starts its
-# own sandbox cluster, named after the scenario), two at a time by default.
+# own sandbox cluster, named after the scenario), three at a time by default:
+# a scenario leaves the CPUs idle while it waits (NCCL test runs over MPI and
+# SSH, nodes starting and stopping), and a third one fills that time.
 #   scripts/molecule-all.sh                 all scenarios
 #   scripts/molecule-all.sh rxdm sandbox    only these
 #   MOLECULE_JOBS=1 scripts/molecule-all.sh one at a time
 # Logs: build/molecule/<scenario>.log.  Exits non-zero if any scenario failed.
+# The summary says how busy the CPUs were over the stage (from /proc/stat),
+# the figure to look at before changing MOLECULE_JOBS.
 # Each scenario's seconds are kept in build/molecule/_durations; the next run
 # starts the longest first, so that the two lanes end close together.  A fresh
 # checkout (CI) has none yet and orders by extensions/molecule/durations, the
@@ -14,7 +18,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root" || exit 1
 export PATH="$root/.venv/bin:$PATH"
 export ANSIBLE_CONFIG="$root/ansible.cfg" ANSIBLE_NOCOLOR=1 PY_COLORS=0 NO_COLOR=1
-jobs="${MOLECULE_JOBS:-2}"
+jobs="${MOLECULE_JOBS:-3}"
 logs="$root/build/molecule"
 mkdir -p "$logs"
 "$root/scripts/link-collection.sh"
@@ -71,6 +75,9 @@ run_one() {
 export -f run_one
 export logs root
 : > "$logs/_results"
+# busy and total jiffies of all CPUs so far (the first line of /proc/stat)
+cpu_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat; }
+read -r busy0 total0 < <(cpu_jiffies)
 start=$SECONDS
 echo "molecule: ${#scenarios[@]} scenario(s), $jobs at a time: ${scenarios[*]}"
 printf '%s\n' "${scenarios[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}
@@ -91,5 +98,7 @@ while read -r s rc _secs; do
   fi
 done < "$logs/_results"
 done_count=$(wc -l < "$logs/_results")
-echo "molecule: $((done_count - failed)) passed, $failed failed of ${#scenarios[@]} in $((SECONDS - start))s"
+read -r busy1 total1 < <(cpu_jiffies)
+echo "molecule: $((done_count - failed)) passed, $failed failed of ${#scenarios[@]} in $((SECONDS - start))s," \
+  "$jobs at a time, CPUs $(( (busy1 - busy0) * 100 / (total1 - total0 > 0 ? total1 - total0 : 1) ))% busy over $(nproc) core(s)"
 [ "$failed" -eq 0 ] && [ "$done_count" -eq "${#scenarios[@]}" ]
