@@ -10,7 +10,7 @@
 # The summary says how busy the CPUs were over the stage (from /proc/stat),
 # the figure to look at before changing MOLECULE_JOBS.
 # Each scenario's seconds are kept in build/molecule/_durations; the next run
-# starts the longest first, so that the two lanes end close together.  A fresh
+# starts the longest first, so that the lanes end close together.  A fresh
 # checkout (CI) has none yet and orders by extensions/molecule/durations, the
 # seconds of a full run on the 2-core test machine.
 set -uo pipefail
