@@ -8,6 +8,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.utils.display import Display
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils import topology as topology_reader
 
@@ -40,10 +42,14 @@ def nvlink_domain(topology, family):
     return families.nvlink_domain(family, topology_reader.normalize(topology)) or ""
 
 
-def version_pair_error(family, plugin_version, rxdm_version):
+def version_pair_error(family, plugin_version, rxdm_version, strict=False):
     if family not in families.FAMILIES:
         raise AnsibleFilterError("version_pair_error: unknown GPU family %r" % (family,))
-    return families.check_versions(family, plugin_version, rxdm_version) or ""
+    result = families.judge_versions(family, plugin_version, rxdm_version, strict=boolean(strict, strict=False))
+    if result["verdict"] == "unqualified":
+        # Display keeps one copy of a repeated warning, however often the value is templated
+        Display().warning(result["message"])
+    return result["message"] if result["verdict"] == "refused" else ""
 
 
 class FilterModule(object):

@@ -11,9 +11,9 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils import nccl_build
 
 
-def nccl_tests_build_packages(family, pkg_mgr):
+def nccl_tests_build_packages(family, pkg_mgr, plugin_version=None):
     try:
-        return nccl_build.build_packages(family, pkg_mgr)
+        return nccl_build.build_packages(family, pkg_mgr, plugin_version or None)
     except ValueError as exc:
         raise AnsibleFilterError("nccl_tests_build_packages: %s" % exc)
 

@@ -58,12 +58,25 @@ _REGISTRY = "us-docker.pkg.dev/gce-ai-infra"
 
 # --- shared pieces (referenced, not copied, by several families) ----------
 
+
+def _pair(rxdm, plugin, source, date, nccl=None):
+    """A plugin/RxDM pair; nccl: the NCCL release the plugin's installer brings, None where unpublished."""
+    return {"rxdm": rxdm, "plugin": plugin, "nccl": nccl, "source": source, "date": date}
+
+
 _TCPX_RXDM = {
     # [SG receive-data-path-manager; CEA nccl-test-latest.yaml; CT gpu_direct.tf]
     "image": _REGISTRY + "/gpudirect-tcpx/tcpgpudmarxd-dev",
-    "version": "v2.0.12",
-    # RxDM version -> the only plugin version it pairs with [CT gpu_direct.tf; CEA README]
-    "plugin_pairs": {"v2.0.12": "v3.1.9"},
+    "version": "v2.0.15",
+    # Qualified pairs, newest first; each RxDM pairs with one plugin version.
+    # The default (version above) is the newest.
+    "pairs": [
+        _pair("v2.0.15", "v3.1.12", "CEA PR 618 (GKE manifests and release notes)", "2026-06-25"),
+        # NCCL 2.19.3: CEA README "qualified and supported"; a v3.1.9-2.19.4 tag is unsourced
+        _pair("v2.0.12", "v3.1.9", "CT gpu_direct.tf; CEA README, as pinned for GKE in CEA PR 517", "2025-08-22",
+              nccl="2.19.3"),
+    ],
+    "bad_pairs": [],
     "entrypoint": "/tcpgpudmarxd/build/app/tcpgpudmarxd",
     "uds_path": "/run/tcpx",
     "privileged": True,
@@ -126,8 +139,21 @@ _TCPXO_RXDM = {
     # [SG receive-data-path-manager-mega v1.0.23; CEA README release notes]
     "image": _REGISTRY + "/gpudirect-tcpxo/tcpgpudmarxd-dev",
     "version": "v1.0.23",
-    # [CT gpu_direct.tf v1.0.14<->v1.0.20; CEA Jan 2026 v1.0.15<->v1.0.21; SG v1.0.17<->v1.0.23]
-    "plugin_pairs": {"v1.0.20": "v1.0.14", "v1.0.21": "v1.0.15", "v1.0.23": "v1.0.17"},
+    # Qualified pairs, newest first (dates: the release the source names).
+    # v1.0.22/v1.0.16 is the April 2026 release [CEA PR 616, folded into the
+    # release PR that followed it]; the rest as the sources pin them.
+    "pairs": [
+        _pair("v1.0.23", "v1.0.17", "CEA PR 626; SG receive-data-path-manager-mega", "2026-07"),
+        _pair("v1.0.22", "v1.0.16", "CEA PR 616 (April 30, 2026 release)", "2026-04-30"),
+        # CEA README lists NCCL per installer up to v1.0.15; later ones are not published
+        _pair("v1.0.21", "v1.0.15", "CEA README (January 2026 release)", "2026-01", nccl="2.28.7"),
+        _pair("v1.0.20", "v1.0.14", "CT gpu_direct.tf", "2025"),
+    ],
+    # Training segfaulted with this pair when the installer ran without
+    # --install-nccl [SG PR 235]; older than every qualified pair.
+    "bad_pairs": [
+        _pair("v1.0.13", "v1.0.7", "SG PR 235: segmentation faults in training", "2024-12-03"),
+    ],
     "entrypoint": UNKNOWN,
     "uds_path": UNKNOWN,
     "privileged": True,
@@ -159,20 +185,19 @@ _TCPXO_RXDM = {
 
 _TCPX_PLUGIN = {
     "kind": "image",
-    # [CEA nccl-test-latest.yaml; SG pins v3.1.9-2.19.4-12.0]
+    # [CEA PR 618: the qualified pair since 2026-06; v3.1.9 before it, CEA nccl-test-latest.yaml]
     "image": _REGISTRY + "/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev",
-    "version": "v3.1.9",
+    "version": "v3.1.12",
     # `install --install-nccl` [CEA nccl-tcpx-installer.yaml; DS; SP]; SG runs plain
     # `install` and takes NCCL from its container. Followed CEA: the installer's
-    # NCCL is the one the plugin is qualified with (v3.1.9: NCCL 2.19.3 [CEA
-    # README]), and nccl-tests run on the host need an NCCL at all.
+    # NCCL is the one the plugin is qualified with, and nccl-tests run on the host
+    # need an NCCL at all.
     "install_args": ["install", "--install-nccl"],
     "install_volumes": {"/var/lib": "/var/lib"},
     "install_dir": "/var/lib/tcpx",
     "lib_dir": "/var/lib/tcpx/lib64",
     # install: libnccl-net.so; --install-nccl adds libnccl.so* (cp -P) [TPI container_entry.sh]
     "files": ["libnccl-net.so", "libnccl.so.2"],
-    "nccl_version": "2.19.3",  # [CEA README "qualified and supported"; a v3.1.9-2.19.4 tag is unsourced]
     "env_profile": UNKNOWN,
     "package": UNKNOWN,
     "package_version": UNKNOWN,
@@ -193,8 +218,6 @@ _TCPXO_PLUGIN = {
     "files": ["libnccl-net.so", "libnccl-net_internal.so", "libnccl-tcpx.so", "libnccl-tcpxo.so",
               "libnccl-tuner.so", "libnccl.so.2", "a3plus_tuner_config.textproto",
               "a3plus_guest_config.textproto", "nccl-env-profile.sh"],
-    # CEA README lists NCCL per installer up to v1.0.15 (2.28.7-1); v1.0.17's is not published
-    "nccl_version": UNKNOWN,
     "env_profile": "nccl-env-profile.sh",
     "env_profile_sourced": False,
     "package": UNKNOWN,
@@ -663,24 +686,72 @@ def nvlink_domain(name, topology):
 def plugin_for_rxdm(name, rxdm_version):
     """The plugin version the table pairs with an RxDM version, or None if unknown."""
     rxdm = FAMILIES[name]["rxdm"]
-    if not rxdm:
-        return None
-    return rxdm["plugin_pairs"].get(rxdm_version)
+    for pair in (rxdm or {}).get("pairs") or []:
+        if pair["rxdm"] == rxdm_version:
+            return pair["plugin"]
+    return None
 
 
-def check_versions(name, plugin_version, rxdm_version):
-    """Return an error string when the plugin and RxDM versions do not pair, else None."""
+def plugin_nccl_version(name, plugin_version=None):
+    """The NCCL release a plugin version brings (default: the table's plugin), None where unpublished.
+
+    TCPX/TCPXO: per qualified pair, an unlisted plugin version has none; gIB: the pinned libnccl2.
+    """
     fam = FAMILIES[name]
     if not fam["rxdm"]:
-        return None
-    pairs = fam["rxdm"]["plugin_pairs"]
-    if rxdm_version not in pairs:
-        return ("RxDM %s is not in the %s version table (known: %s)"
-                % (rxdm_version, name, ", ".join("%s<->plugin %s" % kv for kv in sorted(pairs.items()))))
-    if pairs[rxdm_version] != plugin_version:
-        return ("plugin %s does not pair with RxDM %s on %s: RxDM %s needs plugin %s"
-                % (plugin_version, rxdm_version, name, rxdm_version, pairs[rxdm_version]))
-    return None
+        return fam["plugin"].get("nccl_version")
+    version = plugin_version or fam["plugin"]["version"]
+    return next((p["nccl"] for p in fam["rxdm"]["pairs"] if p["plugin"] == version), None)
+
+
+def _pair_text(pair):
+    return "RxDM %s with plugin %s (%s, %s)" % (pair["rxdm"], pair["plugin"], pair["source"], pair["date"])
+
+
+def judge_versions(name, plugin_version, rxdm_version, strict=False):
+    """Judge an NCCL plugin and RxDM version pair against the family table.
+
+    Returns {"verdict": ..., "message": ...}, verdict one of
+      qualified    the table lists the pair (message empty);
+      unqualified  a pair the table does not know, usually a newer release:
+                   accepted, the message says so (refused when strict);
+      refused      a pair known to be bad, or two versions the table knows,
+                   each qualified with another partner.
+    Families without RxDM (gIB) have no pair to judge: qualified.
+    """
+    rxdm = FAMILIES[name]["rxdm"]
+    if not rxdm:
+        return {"verdict": "qualified", "message": ""}
+    pairs = rxdm["pairs"]
+    for pair in pairs:
+        if (pair["rxdm"], pair["plugin"]) == (rxdm_version, plugin_version):
+            return {"verdict": "qualified", "message": ""}
+    for pair in rxdm.get("bad_pairs") or []:
+        if (pair["rxdm"], pair["plugin"]) == (rxdm_version, plugin_version):
+            return {"verdict": "refused", "message": "plugin %s with RxDM %s is a known bad pair on %s: %s"
+                    % (plugin_version, rxdm_version, name, pair["source"])}
+    rxdm_partner = plugin_for_rxdm(name, rxdm_version)
+    plugin_partner = next((p["rxdm"] for p in pairs if p["plugin"] == plugin_version), None)
+    if rxdm_partner and plugin_partner:
+        return {"verdict": "refused",
+                "message": "plugin %s does not pair with RxDM %s on %s: RxDM %s needs plugin %s, plugin %s needs "
+                           "RxDM %s" % (plugin_version, rxdm_version, name, rxdm_version, rxdm_partner,
+                                        plugin_version, plugin_partner)}
+    known = "; ".join(_pair_text(p) for p in pairs)
+    if strict:
+        return {"verdict": "refused",
+                "message": "plugin %s with RxDM %s is not a qualified pair in the %s version table, and strict "
+                           "version checking is on (qualified: %s)" % (plugin_version, rxdm_version, name, known)}
+    return {"verdict": "unqualified",
+            "message": "plugin %s with RxDM %s is not in the %s version table: accepted unqualified, as a newer "
+                       "release usually is; the newest qualified pair is %s"
+                       % (plugin_version, rxdm_version, name, _pair_text(pairs[0]))}
+
+
+def check_versions(name, plugin_version, rxdm_version, strict=False):
+    """The reason a plugin and RxDM version pair is refused, else None (see judge_versions)."""
+    result = judge_versions(name, plugin_version, rxdm_version, strict=strict)
+    return result["message"] if result["verdict"] == "refused" else None
 
 
 def render_nccl_env(name, control_ifaces, gpu_ifaces, overrides=None, allow=None, plugin_dir=None, base=None):

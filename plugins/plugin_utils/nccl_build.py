@@ -24,8 +24,11 @@ MPI_PACKAGES = {
 NCCL_DEV = {"apt": "libnccl-dev", "dnf": "libnccl-devel"}
 
 
-def build_packages(family, pkg_mgr):
-    """{packages: [...], nccl_version: str or None, warning: str or None} for building nccl-tests."""
+def build_packages(family, pkg_mgr, plugin_version=None):
+    """{packages: [...], nccl_version: str or None, warning: str or None} for building nccl-tests.
+
+    plugin_version: the plugin the node runs (default: the family table's).
+    """
     if family not in families.FAMILIES:
         raise ValueError("unknown GPU family %r; known: %s" % (family, ", ".join(families.family_names())))
     manager = "dnf" if pkg_mgr in ("dnf", "dnf5", "yum") else pkg_mgr
@@ -34,7 +37,7 @@ def build_packages(family, pkg_mgr):
     plugin = families.FAMILIES[family]["plugin"]
     # an exact package version where the table pins one (gIB's libnccl2), else the plugin's NCCL release
     exact = plugin.get("nccl_package_version")
-    release = plugin.get("nccl_version")
+    release = families.plugin_nccl_version(family, plugin_version)
     dev = NCCL_DEV[manager]
     warning = None
     if exact:
@@ -45,5 +48,5 @@ def build_packages(family, pkg_mgr):
     else:
         spec = dev
         warning = ("the NCCL version of the %s plugin %s is not published: nccl-tests are built against the "
-                   "packaged %s, which may be newer than the plugin's NCCL" % (family, plugin.get("version"), dev))
+                   "packaged %s, which may be newer than the plugin's NCCL" % (family, plugin_version or plugin.get("version"), dev))
     return {"packages": MPI_PACKAGES[manager] + [spec], "nccl_version": exact or release, "warning": warning}

@@ -57,10 +57,12 @@ def rxdm(host, ev, repairs, plugin_tag=None, max_restarts=0):
                            % (restarts, max_restarts, state.get("unit") or container), fix))
     tag = image_tag(state.get("image"))
     if tag and plugin_tag and ev.get("family") in families.FAMILIES:
-        error = families.check_versions(ev["family"], plugin_tag, tag)
-        if error:
+        pair = families.judge_versions(ev["family"], plugin_tag, tag)
+        if pair["verdict"] == "refused":
             out.append(finding(host, "rxdm", state["image"], "fail", "RxDM image does not pair with the installed "
-                               "plugin: %s" % error, fix))
+                               "plugin: %s" % pair["message"], fix))
+        elif pair["verdict"] == "unqualified":
+            out.append(finding(host, "rxdm", state["image"], "warn", pair["message"], fix))
     return out
 
 

@@ -109,11 +109,12 @@ def test_standin_images_are_the_tables_images_and_pairs():
                 yaml.safe_load(open(os.path.join(STANDINS, "nccl_plugin_installer", "standin.yml")))["variants"])
     mega, high = families.FAMILIES["a3-mega"], families.FAMILIES["a3-high"]
     assert set(rxdm["images"]) == {mega["rxdm"]["image"], high["rxdm"]["image"]}
-    assert set(mega["rxdm"]["plugin_pairs"]) | {high["rxdm"]["version"]} <= set(rxdm["tags"])
+    # every qualified pair of both transports can be pulled
+    assert {p["rxdm"] for p in mega["rxdm"]["pairs"] + high["rxdm"]["pairs"]} <= set(rxdm["tags"])
     assert inst["tcpxo"]["images"] == [mega["plugin"]["image"]]
-    assert set(mega["rxdm"]["plugin_pairs"].values()) <= set(inst["tcpxo"]["tags"])
+    assert {p["plugin"] for p in mega["rxdm"]["pairs"]} <= set(inst["tcpxo"]["tags"])
     assert inst["tcpx"]["images"] == [high["plugin"]["image"]]
-    assert set(high["rxdm"]["plugin_pairs"].values()) <= set(inst["tcpx"]["tags"])
+    assert {p["plugin"] for p in high["rxdm"]["pairs"]} <= set(inst["tcpx"]["tags"])
     assert inst["tcpx"]["build_args"] == {"TRANSPORT": "tcpx"}
     gib = families.FAMILIES["a4"]["plugin"]
     assert inst["gib"]["images"] == [gib["image"]] and gib["version"] in inst["gib"]["tags"]

@@ -71,19 +71,49 @@ def test_transport_specific_pieces(name):
 
 
 @pytest.mark.parametrize("name", [n for n in EXPECTED if F.FAMILIES[n]["rxdm"]])
-def test_rxdm_default_pairs_with_default_plugin(name):
+def test_rxdm_default_is_the_newest_qualified_pair(name):
     fam = F.FAMILIES[name]
-    assert fam["rxdm"]["plugin_pairs"][fam["rxdm"]["version"]] == fam["plugin"]["version"]
-    assert F.check_versions(name, fam["plugin"]["version"], fam["rxdm"]["version"]) is None
-    for rxdm_v, plugin_v in fam["rxdm"]["plugin_pairs"].items():
-        assert re.match(r"^v\d+\.\d+\.\d+$", rxdm_v) and re.match(r"^v\d+\.\d+\.\d+$", plugin_v)
+    pairs = fam["rxdm"]["pairs"]
+    assert (pairs[0]["rxdm"], pairs[0]["plugin"]) == (fam["rxdm"]["version"], fam["plugin"]["version"])
+    assert F.judge_versions(name, fam["plugin"]["version"], fam["rxdm"]["version"]) == {
+        "verdict": "qualified", "message": ""}
+    for pair in pairs + fam["rxdm"]["bad_pairs"]:
+        assert re.match(r"^v\d+\.\d+\.\d+$", pair["rxdm"]) and re.match(r"^v\d+\.\d+\.\d+$", pair["plugin"])
+        # every pair names where it comes from and when
+        assert pair["source"] and pair["date"]
+    # one plugin per RxDM, one RxDM per plugin
+    assert len({p["rxdm"] for p in pairs}) == len(pairs) == len({p["plugin"] for p in pairs})
 
 
-def test_version_mismatch_names_the_needed_version():
+def test_current_tcpx_pair_is_qualified():
+    assert F.judge_versions("a3-high", "v3.1.12", "v2.0.15")["verdict"] == "qualified"
+    assert F.judge_versions("a3-high", "v3.1.9", "v2.0.12")["verdict"] == "qualified"
+    assert F.check_versions("a3-edge", "v3.1.12", "v2.0.15") is None
+
+
+def test_mismatch_of_two_known_versions_is_refused_naming_both_partners():
     msg = F.check_versions("a3-mega", "v1.0.15", "v1.0.23")
-    assert "v1.0.17" in msg and "v1.0.15" in msg
-    assert "not in the a3-mega version table" in F.check_versions("a3-mega", "v1.0.17", "v9.9.9")
-    assert F.check_versions("a4", "anything", "anything") is None
+    assert "RxDM v1.0.23 needs plugin v1.0.17" in msg and "plugin v1.0.15 needs RxDM v1.0.21" in msg
+
+
+def test_unknown_pair_is_accepted_unqualified_and_refused_when_strict():
+    result = F.judge_versions("a3-mega", "v1.0.18", "v1.0.24")
+    assert result["verdict"] == "unqualified"
+    assert "plugin v1.0.18 with RxDM v1.0.24" in result["message"] and "v1.0.23" in result["message"]
+    assert F.check_versions("a3-mega", "v1.0.18", "v1.0.24") is None
+    strict = F.check_versions("a3-mega", "v1.0.18", "v1.0.24", strict=True)
+    assert "not a qualified pair" in strict and "strict" in strict
+    # a known RxDM with a newer plugin is new too, not a mismatch
+    assert F.judge_versions("a3-high", "v3.1.13", "v2.0.15")["verdict"] == "unqualified"
+
+
+def test_known_bad_pair_is_refused_even_when_not_strict():
+    msg = F.check_versions("a3-mega", "v1.0.7", "v1.0.13")
+    assert "known bad pair" in msg and "SG PR 235" in msg
+
+
+def test_families_without_rxdm_have_no_pair():
+    assert F.check_versions("a4", "anything", "anything", strict=True) is None
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

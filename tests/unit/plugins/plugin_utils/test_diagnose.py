@@ -146,12 +146,22 @@ def test_missing_profile_is_one_finding():
 
 def test_rxdm_image_that_does_not_pair_with_the_plugin():
     hosts, ev = cluster(2)
-    ev["n0"]["rxdm"]["image"] = "registry/tcpgpudmarxd-dev:v0.0.1"
-    ev["n0"]["versions"]["rxdm"] = "v0.0.1"
+    # v1.0.21 is qualified with plugin v1.0.15, not with the v1.0.17 the node has
+    ev["n0"]["rxdm"]["image"] = "registry/tcpgpudmarxd-dev:v1.0.21"
+    ev["n0"]["versions"]["rxdm"] = "v1.0.21"
     found = diagnose.node_findings(ev, hosts, REPAIRS)
     # the RxDM finding explains the version skew: one finding
-    assert keys(found) == [("n0", "rxdm", "registry/tcpgpudmarxd-dev:v0.0.1")]
-    assert "does not pair" in found[0]["cause"]
+    assert keys(found) == [("n0", "rxdm", "registry/tcpgpudmarxd-dev:v1.0.21")]
+    assert "does not pair" in found[0]["cause"] and found[0]["severity"] == "fail"
+
+
+def test_rxdm_image_of_an_unlisted_newer_release_is_a_warning():
+    hosts, ev = cluster(2)
+    ev["n0"]["rxdm"]["image"] = "registry/tcpgpudmarxd-dev:v1.0.24"
+    ev["n0"]["versions"]["rxdm"] = "v1.0.24"
+    found = [f for f in diagnose.node_findings(ev, hosts, REPAIRS) if f["component"] == "rxdm"]
+    assert [(f["host"], f["severity"]) for f in found] == [("n0", "warn")]
+    assert "accepted unqualified" in found[0]["cause"]
 
 
 def test_rxdm_restarts_warn():

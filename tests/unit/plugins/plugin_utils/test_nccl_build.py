@@ -12,8 +12,11 @@ from ansible_collections.gpudirect.gcp.plugins.plugin_utils import nccl_build
 
 
 def test_tcpx_builds_against_the_installers_nccl_release():
-    out = nccl_build.build_packages("a3-high", "apt")
+    out = nccl_build.build_packages("a3-high", "apt", "v3.1.9")
     assert out["packages"] == ["openmpi-bin", "libopenmpi-dev", "libnccl-dev=2.19.3-*"] and out["warning"] is None
+    # the current pair's NCCL is not published: unpinned, and said
+    newest = nccl_build.build_packages("a3-high", "apt")
+    assert newest["packages"][-1] == "libnccl-dev" and "plugin v3.1.12 is not published" in newest["warning"]
 
 
 @pytest.mark.parametrize("family", ["a3-ultra", "a4", "a4x"])
