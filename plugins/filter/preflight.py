@@ -63,6 +63,30 @@ def cluster_mismatches(nodes, columns=None, versions=None, components=None):
     return lines
 
 
+def prerequisite_problems(nodes, problems, shown=8):
+    """One line per missing prerequisite, with the nodes that lack it (the first few named, the rest counted)."""
+    nodes = list(nodes or [])
+    problems = list(problems or [])
+    if len(problems) != len(nodes):
+        raise AnsibleFilterError("prerequisite_problems: %d problem list(s) for %d node(s)"
+                                 % (len(problems), len(nodes)))
+    lacking = {}
+    order = []
+    for node, found in zip(nodes, problems):
+        for item in found or []:
+            line = item.get("line") if isinstance(item, Mapping) else str(item)
+            if line not in lacking:
+                lacking[line] = []
+                order.append(line)
+            lacking[line].append(node)
+    out = []
+    for line in order:
+        who = lacking[line]
+        names = ", ".join(who[:shown]) + (" and %d more" % (len(who) - shown) if len(who) > shown else "")
+        out.append("%s (%d of %d node(s): %s)" % (line, len(who), len(nodes), names))
+    return out
+
+
 class FilterModule(object):
     def filters(self):
-        return {"cluster_mismatches": cluster_mismatches}
+        return {"cluster_mismatches": cluster_mismatches, "prerequisite_problems": prerequisite_problems}

@@ -255,6 +255,10 @@ def _gib_plugin(image, version):
         "env_profile_vars": {"NCCL_LIB_DIR": "{install_dir}/scripts"},
         "nccl_version": "2.27.5",  # the libnccl2 CT pins beside nccl-gib 1.1.0 [CT]
         "ld_so_conf": "/etc/ld.so.conf.d/000_nccl-gib.conf",  # [CT a4high-vm]
+        # The package repositories nccl-gib comes from, by package manager: their
+        # suite names in the apt source or yum repo file [NVM; CT a4high-vm uses
+        # the Artifact Registry form ar+https://us-apt.pkg.dev/projects/gce-ai-infra]
+        "package_repos": {"apt": "gpudirect-gib-apt", "dnf": "gpudirect-gib-rpm"},
         "net_name": "gIB",  # "Using network gIB" [LOGS]
     }
 

@@ -41,7 +41,8 @@ def run(tmp_path, hosts, extra_vars=None, limit=None):
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inv))
     (tmp_path / "play.yml").write_text(PLAYBOOK)
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
-            str(tmp_path / "play.yml"), "-e", json.dumps(extra_vars or {})]
+            str(tmp_path / "play.yml"), "-e", json.dumps(dict({"preflight_check_prerequisites": False},
+                                                             **(extra_vars or {})))]
     if limit:
         argv += ["--limit", limit]
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
@@ -98,3 +99,22 @@ def test_sliced_awx_job_is_refused_unless_allowed(tmp_path):
     rc, out = run(tmp_path, {"n0": node(), "n1": node("a3-high")},
                   dict(awx, preflight_refuse_sliced_jobs=False, preflight_require_one_family=False))
     assert rc == 0, out
+
+
+def test_each_missing_prerequisite_is_one_line_before_anything_changes(tmp_path):
+    """This machine has no GPU driver: a stand-in version file takes its place, and A3 Mega's
+    dmabuf helper and the nccl-tests programs are missing on purpose."""
+    (tmp_path / "nvidia-version").write_text("570.172.08\n")
+    seeded = {"preflight_check_prerequisites": True,
+              "preflight_path_sources": {"/sys/module/nvidia/version": str(tmp_path / "nvidia-version"),
+                                         "/dev/dmabuf_import_helper": str(tmp_path / "no-helper")},
+              "nccl_tests_binary_dir": str(tmp_path / "no-nccl-tests")}
+    rc, out = run(tmp_path, {"n0": node(), "n1": node()}, seeded)
+    assert rc == 2, out
+    assert ("dmabuf import helper: /dev/dmabuf_import_helper is missing and no import-helper kernel module is there "
+            "to make it") in out
+    assert "(2 of 2 node(s): n0, n1)" in out
+    assert "nccl-tests: %s/all_reduce_perf is missing" % (tmp_path / "no-nccl-tests") in out
+    assert "NVIDIA driver" not in out
+    for host in ("n0", "n1"):
+        assert re.search(r"^%s\s+: ok=\d+ +changed=0 +unreachable=0 +failed=1" % host, out, re.M), out

@@ -44,3 +44,18 @@ def test_bad_input_is_one_line_filter_error():
         MISMATCHES(NODES, {"zone": ["a", "b"]})
     with pytest.raises(AnsibleFilterError, match="versions must hold one mapping per node"):
         MISMATCHES(NODES, versions=[{}], components=["driver"])
+
+
+def test_prerequisite_problems_are_grouped_one_line_each():
+    from ansible_collections.gpudirect.gcp.plugins.filter.preflight import prerequisite_problems
+    driver = {"line": "NVIDIA driver: not loaded; install it"}
+    engine = {"line": "container engine: none; install docker"}
+    nodes = ["n%d" % i for i in range(10)]
+    problems = [[driver] for _ in range(10)]
+    problems[3] = [driver, engine]
+    assert prerequisite_problems(nodes, problems) == [
+        "NVIDIA driver: not loaded; install it (10 of 10 node(s): n0, n1, n2, n3, n4, n5, n6, n7 and 2 more)",
+        "container engine: none; install docker (1 of 10 node(s): n3)"]
+    assert prerequisite_problems(["a"], [[]]) == []
+    with pytest.raises(AnsibleFilterError, match="1 problem list"):
+        prerequisite_problems(["a", "b"], [[]])

@@ -1,0 +1,153 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a node must have before the configuration phases can succeed.
+
+Each check reads files or looks up commands only, so it behaves the same in
+check mode, and names one missing prerequisite in one line with what to do.
+The checks are the ones whose absence otherwise shows as a failure deep in a
+later phase: the NVIDIA driver, A3 Mega's dmabuf import helper, a container
+engine for RxDM, nccl-tests or a way to build them, and gIB's repository.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import glob
+import os
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+
+DRIVER_VERSION_FILE = "/sys/module/nvidia/version"
+DMABUF_HELPER = "/dev/dmabuf_import_helper"
+DMABUF_MODULE = "import-helper"
+NVCC_PATHS = ("/usr/local/cuda/bin/nvcc",)
+NCCL_TESTS_PROBE = "all_reduce_perf"
+APT_SOURCES = ("/etc/apt/sources.list", "/etc/apt/sources.list.d/*.list", "/etc/apt/sources.list.d/*.sources")
+DNF_REPOS = ("/etc/yum.repos.d/*.repo",)
+
+
+def problem(what, message, fix):
+    return {"what": what, "message": message, "fix": fix, "line": "%s: %s; %s" % (what, message, fix)}
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", "replace")
+    except (IOError, OSError):
+        return None
+
+
+def _source(path, path_sources):
+    """Where a path is really read: a stand-in's path where path_sources maps it."""
+    return (path_sources or {}).get(path, path)
+
+
+def driver(path_sources=None):
+    """(version or None, problems)."""
+    text = _read(_source(DRIVER_VERSION_FILE, path_sources))
+    version = (text or "").strip() or None
+    if version:
+        return version, []
+    return None, [problem("NVIDIA driver", "not loaded (%s missing)" % DRIVER_VERSION_FILE,
+                          "use an image with the driver (Google's accelerator images, or the cluster-toolkit "
+                          "A3/A4 images) or install it, then reboot")]
+
+
+def _module_available(name, root="/"):
+    """The kernel module is loaded, or its file is there for the running kernel (DKMS: updates/dkms)."""
+    under = name.replace("-", "_")
+    if os.path.isdir(os.path.join(root, "sys/module", under)):
+        return True
+    release = (_read(os.path.join(root, "proc/sys/kernel/osrelease")) or "").strip()
+    if not release:
+        return False
+    top = os.path.join(root, "lib/modules", release)
+    for dirpath, _dirs, files in os.walk(top):
+        if any(f.split(".ko")[0].replace("-", "_") == under for f in files if ".ko" in f):
+            return True
+    return False
+
+
+def dmabuf_helper(transport, path_sources=None, root="/"):
+    """A3 Mega: the helper device, or the import-helper module that gpu_host loads to make it."""
+    if transport != "tcpxo" or os.path.exists(_source(DMABUF_HELPER, path_sources)):
+        return []
+    if _module_available(DMABUF_MODULE, root):
+        return []
+    return [problem("dmabuf import helper", "%s is missing and no %s kernel module is there to make it; A3 Mega's "
+                    "RxDM refuses to start without it" % (DMABUF_HELPER, DMABUF_MODULE),
+                    "install the dmabuf-import-helper DKMS package for the running kernel (Google's A3 Mega images "
+                    "ship it), or use such an image")]
+
+
+def container_engine(transport, which):
+    if transport not in ("tcpx", "tcpxo"):
+        return []
+    if which("docker") or which("podman"):
+        return []
+    return [problem("container engine", "neither docker nor podman is installed; RxDM and the plugin installer "
+                    "run as containers", "install docker (with the NVIDIA container toolkit) or podman")]
+
+
+def nccl_tests(binary_dir, which, root="/"):
+    """nccl-tests programs in binary_dir, or (binary_dir empty) what building them needs."""
+    if binary_dir:
+        probe = os.path.join(binary_dir, NCCL_TESTS_PROBE)
+        if os.path.exists(probe):
+            return []
+        return [problem("nccl-tests", "%s is missing" % probe,
+                        "install the nccl-tests programs there, or leave nccl_tests_binary_dir empty to build them")]
+    missing = []
+    if not (which("nvcc") or any(os.path.exists(os.path.join(root, p.lstrip("/"))) for p in NVCC_PATHS)):
+        missing.append("nvcc (the CUDA toolkit)")
+    if not which("make"):
+        missing.append("make")
+    if not missing:
+        return []
+    return [problem("nccl-tests", "no programs given (nccl_tests_binary_dir) and no way to build them: %s missing"
+                    % ", ".join(missing),
+                    "install the CUDA toolkit and make, or set nccl_tests_binary_dir to where the programs are")]
+
+
+def _repo_files(pkg_mgr, root="/"):
+    patterns = APT_SOURCES if pkg_mgr == "apt" else DNF_REPOS
+    out = []
+    for pattern in patterns:
+        out.extend(sorted(glob.glob(os.path.join(root, pattern.lstrip("/")))))
+    return out
+
+
+def gib_repository(family, pkg_mgr, root="/"):
+    repos = families.FAMILIES[family]["plugin"].get("package_repos") or {}
+    manager = "dnf" if pkg_mgr in ("dnf", "dnf5", "yum") else pkg_mgr
+    name = repos.get(manager)
+    if not repos:
+        return []
+    if not name:
+        return [problem("gIB repository", "no gIB package repository is known for package manager %s" % pkg_mgr,
+                        "use an apt or dnf based image, or install gIB from its image (nccl_plugin_gib_method: "
+                        "image)")]
+    for path in _repo_files(manager, root):
+        text = _read(path) or ""
+        if any(name in line and not line.lstrip().startswith("#") for line in text.splitlines()):
+            return []
+    return [problem("gIB repository", "no %s source names %s, where the nccl-gib package comes from"
+                    % (manager, name),
+                    "add Google's %s repository (see docs/runtime.md), or install gIB from its image "
+                    "(nccl_plugin_gib_method: image)" % name)]
+
+
+def check(family, which, pkg_mgr=None, path_sources=None, nccl_tests_binary_dir=None, gib_repository_check=True,
+          root="/"):
+    """{driver_version, problems: [{what, message, fix, line}]} for a node of a family."""
+    transport = families.FAMILIES[family]["transport"]
+    version, problems = driver(path_sources)
+    problems += dmabuf_helper(transport, path_sources, root)
+    problems += container_engine(transport, which)
+    problems += nccl_tests(nccl_tests_binary_dir, which, root)
+    if transport == "gib" and gib_repository_check:
+        problems += gib_repository(family, pkg_mgr, root)
+    return {"driver_version": version, "problems": problems}

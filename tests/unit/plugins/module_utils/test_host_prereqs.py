@@ -1,0 +1,109 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Each missing prerequisite gives exactly its one line; a complete node gives none."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import host_prereqs as H
+
+
+def which_of(*found):
+    return lambda name: "/usr/bin/%s" % name if name in found else None
+
+
+@pytest.fixture
+def node(tmp_path):
+    """A complete A3 Mega node under tmp_path: driver version and helper device as stand-in files."""
+    (tmp_path / "nvidia-version").write_text("570.172.08\n")
+    (tmp_path / "dmabuf").write_text("")
+    (tmp_path / "nccl-tests").mkdir()
+    (tmp_path / "nccl-tests" / "all_reduce_perf").write_text("")
+    return {"path_sources": {H.DRIVER_VERSION_FILE: str(tmp_path / "nvidia-version"),
+                             H.DMABUF_HELPER: str(tmp_path / "dmabuf")},
+            "nccl_tests_binary_dir": str(tmp_path / "nccl-tests"), "root": str(tmp_path)}
+
+
+def lines(result):
+    return [p["line"] for p in result["problems"]]
+
+
+def test_complete_node_has_no_problem(node):
+    out = H.check("a3-mega", which_of("docker"), pkg_mgr="apt", **node)
+    assert out == {"driver_version": "570.172.08", "problems": []}
+
+
+def test_missing_driver_is_one_line(node, tmp_path):
+    (tmp_path / "nvidia-version").unlink()
+    out = H.check("a3-mega", which_of("docker"), **node)
+    assert out["driver_version"] is None
+    assert lines(out) == ["NVIDIA driver: not loaded (/sys/module/nvidia/version missing); use an image with the "
+                          "driver (Google's accelerator images, or the cluster-toolkit A3/A4 images) or install it, "
+                          "then reboot"]
+
+
+def test_missing_dmabuf_helper_only_on_a3_mega(node, tmp_path):
+    (tmp_path / "dmabuf").unlink()
+    out = H.check("a3-mega", which_of("docker"), **node)
+    assert [p["what"] for p in out["problems"]] == ["dmabuf import helper"]
+    assert "dmabuf-import-helper DKMS package" in out["problems"][0]["fix"]
+    assert H.check("a3-high", which_of("docker"), **node)["problems"] == []
+
+
+def test_dmabuf_module_for_the_running_kernel_is_enough(node, tmp_path):
+    (tmp_path / "dmabuf").unlink()
+    (tmp_path / "proc" / "sys" / "kernel").mkdir(parents=True)
+    (tmp_path / "proc" / "sys" / "kernel" / "osrelease").write_text("6.1.0-28-cloud-amd64\n")
+    dkms = tmp_path / "lib" / "modules" / "6.1.0-28-cloud-amd64" / "updates" / "dkms"
+    dkms.mkdir(parents=True)
+    (dkms / "import-helper.ko").write_text("")
+    assert H.check("a3-mega", which_of("docker"), **node)["problems"] == []
+
+
+def test_no_container_engine_on_tcpx_and_tcpxo_only(node):
+    for family in ("a3-high", "a3-mega"):
+        assert [p["what"] for p in H.check(family, which_of(), **node)["problems"]] == ["container engine"]
+    gib = H.check("a4", which_of(), pkg_mgr="apt", gib_repository_check=False, **node)
+    assert gib["problems"] == []
+
+
+def test_nccl_tests_programs_or_a_build_chain(node, tmp_path):
+    (tmp_path / "nccl-tests" / "all_reduce_perf").unlink()
+    missing = H.check("a3-mega", which_of("docker"), **node)
+    assert [p["what"] for p in missing["problems"]] == ["nccl-tests"]
+    assert "all_reduce_perf is missing" in missing["problems"][0]["message"]
+    node["nccl_tests_binary_dir"] = None
+    no_chain = H.check("a3-mega", which_of("docker"), **node)
+    assert "nvcc (the CUDA toolkit), make missing" in no_chain["problems"][0]["message"]
+    assert H.check("a3-mega", which_of("docker", "nvcc", "make"), **node)["problems"] == []
+
+
+def test_gib_repository_apt_and_dnf(node, tmp_path):
+    out = H.check("a3-ultra", which_of(), pkg_mgr="apt", **node)
+    assert [p["what"] for p in out["problems"]] == ["gIB repository"]
+    assert "no apt source names gpudirect-gib-apt" in out["problems"][0]["message"]
+    sources = tmp_path / "etc" / "apt" / "sources.list.d"
+    sources.mkdir(parents=True)
+    (sources / "gib.list").write_text("# deb https://packages.cloud.google.com/apt gpudirect-gib-apt main\n")
+    assert H.check("a3-ultra", which_of(), pkg_mgr="apt", **node)["problems"], "a commented line is no source"
+    (sources / "gib.list").write_text("deb ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-gib-apt main\n")
+    assert H.check("a3-ultra", which_of(), pkg_mgr="apt", **node)["problems"] == []
+    repos = tmp_path / "etc" / "yum.repos.d"
+    repos.mkdir(parents=True)
+    assert "gpudirect-gib-rpm" in lines(H.check("a4", which_of(), pkg_mgr="dnf", **node))[0]
+    (repos / "gib.repo").write_text("[gib]\nbaseurl=https://packages.cloud.google.com/yum/repos/gpudirect-gib-rpm\n")
+    assert H.check("a4", which_of(), pkg_mgr="dnf", **node)["problems"] == []
+    assert "package manager zypper" in lines(H.check("a4", which_of(), pkg_mgr="zypper", **node))[0]
+
+
+def test_every_problem_is_one_line(node, tmp_path):
+    for name in ("nvidia-version", "dmabuf"):
+        (tmp_path / name).unlink()
+    node["nccl_tests_binary_dir"] = None
+    out = H.check("a3-mega", which_of(), **node)
+    assert [p["what"] for p in out["problems"]] == ["NVIDIA driver", "dmabuf import helper", "container engine",
+                                                   "nccl-tests"]
+    assert all("\n" not in line for line in lines(out))
