@@ -295,14 +295,18 @@ notes:
 """
 
 EXAMPLES = r"""
-# inventory/prod.gce_gpu.yml
+# inventory/prod.gce_gpu.yml: every A3/A4 VM of the project in gpu_nodes, the group the playbooks target
 plugin: gpudirect.gcp.gce_gpu
 projects: [ml-training-prod]
+groups:
+  gpu_nodes: gpu_family is not none
 
 ---
 # Service account key, two projects, only two zones, hostnames from a label
 plugin: gpudirect.gcp.gce_gpu
 projects: [ml-a, ml-b]
+groups:
+  gpu_nodes: gpu_family is not none
 zones: [us-central1-a, europe-west4-b]
 auth_kind: serviceaccount
 service_account_file: /etc/gcp/inventory-sa.json
@@ -319,6 +323,8 @@ keyed_groups:
 # Cache for an hour (a --flush-cache run refreshes it)
 plugin: gpudirect.gcp.gce_gpu
 projects: [ml-training-prod]
+groups:
+  gpu_nodes: gpu_family is not none
 impersonate_service_account: inventory@ml-training-prod.iam.gserviceaccount.com
 cache: true
 cache_plugin: ansible.builtin.jsonfile
@@ -330,6 +336,8 @@ cache_timeout: 3600
 # reads although host_vars: minimal does not keep it on the host)
 plugin: gpudirect.gcp.gce_gpu
 projects: [ml-training-prod]
+groups:
+  gpu_nodes: gpu_family is not none
 extra_host_vars: [gce_labels]
 keyed_groups:
   - key: gce_topology.subblock
