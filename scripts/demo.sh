@@ -68,7 +68,7 @@ up() {
   else
     echo "report: none written (see the play output above)"
   fi
-  echo "nodes: ssh -i $state/id_ed25519 root@<ip>   (addresses: tests/sandbox/sandbox.py status --name $name)"
+  echo "nodes: ssh -i $state/id_ed25519 ops_example_com@<ip>   (addresses: tests/sandbox/sandbox.py status --name $name)"
   echo "remove everything: make demo-down"
   return "$rc"
 }

@@ -13,6 +13,8 @@ REGISTRY_ALIAS = "gpudirect-registry.sandbox"
 NCCL_TESTS_BIN = os.path.join(common.SANDBOX_DIR, "standins", "nccl_tests", "bin")
 NCCL_TESTS_DEST = "/opt/nccl-tests-standin/build"
 STANDIN_SYSFS = "/var/lib/gpudirect-standin/sysfs"
+# what /sys/module/nvidia/version would say (a stand-in file: the sandbox has no driver)
+STANDIN_DRIVER_VERSION = "570.172.08"
 LIBCUDA_TEXT = "STAND-IN libcuda.so.1: the sandbox has no NVIDIA driver; this file only marks where the driver is\n"
 # What `--gpus` needs on an Ubuntu image; the node's docker command checks for it
 TOOLKIT_HOOK = "usr/bin/nvidia-container-runtime-hook"
@@ -111,14 +113,19 @@ def _node_argv(plan, node, image):
 
 
 def _seed_files(plan, node):
-    """Files a node needs before its first boot: root's authorized key, the stand-in nccl-tests."""
+    """Files a node needs before its first boot: the authorized keys, the stand-in nccl-tests."""
     with tempfile.TemporaryDirectory() as tmp:
         ssh = os.path.join(tmp, "ssh")
         os.mkdir(ssh, 0o700)
         shutil.copy(key_file(plan["name"]) + ".pub", os.path.join(ssh, "authorized_keys"))
         os.chmod(os.path.join(ssh, "authorized_keys"), 0o600)
-        # "DIR/." copies the contents into the existing /root/.ssh
+        # "DIR/." copies the contents into the existing /root/.ssh (root: the sandbox's boot checks)
         common.podman("cp", ssh + "/.", "%s:/root/.ssh" % node["name"])
+        # the login user's key: one file into the directory the image made for it, which
+        # keeps its owner (root's 0644 file is one sshd accepts and the user can read)
+        os.chmod(os.path.join(ssh, "authorized_keys"), 0o644)
+        common.podman("cp", os.path.join(ssh, "authorized_keys"),
+                      "%s:/home/%s/.ssh/authorized_keys" % (node["name"], common.SSH_USER))
         # the host key the controller's known_hosts holds (sshd makes one only when none is there)
         host_key = _make_host_key(plan["name"], node["name"])
         keys = os.path.join(tmp, "hostkeys")
@@ -139,7 +146,8 @@ def _seed_files(plan, node):
         root = os.path.join(tmp, "root")
         prof = layout.family_profile(plan["family"])
         variant = plan.get("variant", "cos")
-        files = [("var/lib/gpudirect-standin/dmabuf_import_helper",
+        files = [("var/lib/gpudirect-standin/nvidia_version", STANDIN_DRIVER_VERSION + "\n"),
+                 ("var/lib/gpudirect-standin/dmabuf_import_helper",
                   "STAND-IN for /dev/dmabuf_import_helper: a plain file, not the import-helper device\n"),
                  ("var/lib/gpudirect-standin/aperture_devices/README",
                   "STAND-IN for /dev/aperture_devices: plain files, not the aperture PCI functions\n"),

@@ -25,6 +25,12 @@ PODMAN_ENV = {
 # removes exactly what it made.
 LABEL = "io.gpudirect.sandbox"
 
+# The account Ansible logs in as: an ordinary user whose sudo comes from the
+# google-sudoers group, as the guest agent sets up an OS Login or metadata-key
+# user on a GCE VM.  Root's key stays for the sandbox's own boot checks only.
+SSH_USER = "ops_example_com"
+SUDO_GROUP = "google-sudoers"
+
 
 class SandboxError(Exception):
     """An error with a one-line message for the user."""

@@ -48,7 +48,7 @@ def plugin_config(plan, url, key_file):
         "projects": [plan["project"]],
         "groups": {"gpu_nodes": "true"},
         "compose": {
-            "ansible_user": lit("root"),
+            "ansible_user": lit(common.SSH_USER),
             "ansible_ssh_private_key_file": lit(key_file),
             "ansible_ssh_common_args": lit(inventory.ssh_common_args(plan["name"])),
             "ansible_python_interpreter": lit("/usr/bin/python3"),

@@ -14,7 +14,7 @@ import tempfile
 from . import common
 
 # Bump when the build steps below change in a way that changes the images.
-RECIPE_VERSION = "4"
+RECIPE_VERSION = "5"
 SUITE = "bookworm"
 MIRROR = os.environ.get("GPUDIRECT_SANDBOX_MIRROR", "http://deb.debian.org/debian")
 
@@ -181,6 +181,18 @@ def _recipe_tag(packages, dirs, units):
     return digest.hexdigest()[:16]
 
 
+def _add_login_user(root):
+    """The ordinary login user with passwordless sudo through its group (common.SSH_USER)."""
+    _chroot(root, "groupadd", "--system", common.SUDO_GROUP)
+    _chroot(root, "useradd", "--create-home", "--shell", "/bin/bash", "--groups", common.SUDO_GROUP,
+            common.SSH_USER)
+    ssh = os.path.join(root, "home", common.SSH_USER, ".ssh")
+    os.makedirs(ssh, mode=0o700)
+    _chroot(root, "chown", "-R", "%s:%s" % (common.SSH_USER, common.SSH_USER), "/home/%s" % common.SSH_USER)
+    # sudo ignores a sudoers.d file others can write; git keeps no modes but x
+    os.chmod(os.path.join(root, "etc", "sudoers.d", "google_sudoers"), 0o440)
+
+
 def node_image(variant="cos"):
     """Build (or reuse) the node image of a variant; return its reference."""
     name, packages, services, masked, dirs = variant_recipe(variant)
@@ -197,6 +209,7 @@ def node_image(variant="cos"):
             _chroot(root, "systemctl", "enable", *services)
             _chroot(root, "systemctl", "disable", *SLURM_UNITS)
             _chroot(root, "systemctl", "mask", *masked)
+            _add_login_user(root)
             if os.path.exists(os.path.join(root, MUNGE_KEY)):
                 os.unlink(os.path.join(root, MUNGE_KEY))
 

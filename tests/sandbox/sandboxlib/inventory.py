@@ -19,7 +19,7 @@ def ssh_common_args(name):
 
 def ssh_vars(plan, key_file):
     return {
-        "ansible_user": "root",
+        "ansible_user": common.SSH_USER,
         "ansible_ssh_private_key_file": key_file,
         "ansible_ssh_common_args": ssh_common_args(plan["name"]),
         "ansible_python_interpreter": "/usr/bin/python3",
