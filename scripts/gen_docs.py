@@ -23,7 +23,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_family_choices  # noqa: E402  pylint: disable=wrong-import-position
 
 
-
 def _families():
     from ansible_collections.gpudirect.gcp.plugins.module_utils import families as F  # noqa: E402
     return F

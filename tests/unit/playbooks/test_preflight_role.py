@@ -41,8 +41,8 @@ def run(tmp_path, hosts, extra_vars=None, limit=None):
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inv))
     (tmp_path / "play.yml").write_text(PLAYBOOK)
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
-            str(tmp_path / "play.yml"), "-e", json.dumps(dict({"preflight_check_prerequisites": False},
-                                                             **(extra_vars or {})))]
+            str(tmp_path / "play.yml"), "-e",
+            json.dumps(dict({"preflight_check_prerequisites": False}, **(extra_vars or {})))]
     if limit:
         argv += ["--limit", limit]
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",

@@ -51,7 +51,7 @@ def test_prerequisite_problems_are_grouped_one_line_each():
     driver = {"line": "NVIDIA driver: not loaded; install it"}
     engine = {"line": "container engine: none; install docker"}
     nodes = ["n%d" % i for i in range(10)]
-    problems = [[driver] for _ in range(10)]
+    problems = [[driver] for _node in nodes]
     problems[3] = [driver, engine]
     assert prerequisite_problems(nodes, problems) == [
         "NVIDIA driver: not loaded; install it (10 of 10 node(s): n0, n1, n2, n3, n4, n5, n6, n7 and 2 more)",

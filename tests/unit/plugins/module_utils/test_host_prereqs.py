@@ -104,6 +104,6 @@ def test_every_problem_is_one_line(node, tmp_path):
         (tmp_path / name).unlink()
     node["nccl_tests_binary_dir"] = None
     out = H.check("a3-mega", which_of(), **node)
-    assert [p["what"] for p in out["problems"]] == ["NVIDIA driver", "dmabuf import helper", "container engine",
-                                                   "nccl-tests"]
+    assert [p["what"] for p in out["problems"]] == [
+        "NVIDIA driver", "dmabuf import helper", "container engine", "nccl-tests"]
     assert all("\n" not in line for line in lines(out))
