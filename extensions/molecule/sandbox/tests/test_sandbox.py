@@ -24,7 +24,9 @@ def _inventory():
 
 def _node(index):
     name = "%s-node%d" % (NAME, index)
-    return name, _inventory()[name], testinfra.get_host("ansible://%s" % name, ansible_inventory=INVENTORY)
+    # the inventory logs in as an ordinary user, as on GCE: root's view through sudo
+    return name, _inventory()[name], testinfra.get_host("ansible://%s" % name, ansible_inventory=INVENTORY,
+                                                        sudo=True)
 
 
 def _mtu(host, iface):
