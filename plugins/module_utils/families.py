@@ -752,12 +752,6 @@ def judge_versions(name, plugin_version, rxdm_version, strict=False):
                        % (plugin_version, rxdm_version, name, _pair_text(pairs[0]))}
 
 
-def check_versions(name, plugin_version, rxdm_version, strict=False):
-    """The reason a plugin and RxDM version pair is refused, else None (see judge_versions)."""
-    result = judge_versions(name, plugin_version, rxdm_version, strict=strict)
-    return result["message"] if result["verdict"] == "refused" else None
-
-
 def render_nccl_env(name, control_ifaces, gpu_ifaces, overrides=None, allow=None, plugin_dir=None, base=None):
     """Build the NCCL environment for a node from the table and its real interface names.
 

@@ -17,7 +17,9 @@ __metaclass__ = type
 import glob
 import os
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as engines
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text
 
 DRIVER_VERSION_FILE = "/sys/module/nvidia/version"
 DMABUF_HELPER = "/dev/dmabuf_import_helper"
@@ -32,14 +34,6 @@ def problem(what, message, fix):
     return {"what": what, "message": message, "fix": fix, "line": "%s: %s; %s" % (what, message, fix)}
 
 
-def _read(path):
-    try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
-    except (IOError, OSError):
-        return None
-
-
 def _source(path, path_sources):
     """Where a path is really read: a stand-in's path where path_sources maps it."""
     return (path_sources or {}).get(path, path)
@@ -47,8 +41,7 @@ def _source(path, path_sources):
 
 def driver(path_sources=None):
     """(version or None, problems)."""
-    text = _read(_source(DRIVER_VERSION_FILE, path_sources))
-    version = (text or "").strip() or None
+    version = read_text(_source(DRIVER_VERSION_FILE, path_sources)) or None
     if version:
         return version, []
     return None, [problem("NVIDIA driver", "not loaded (%s missing)" % DRIVER_VERSION_FILE,
@@ -61,7 +54,7 @@ def _module_available(name, root="/"):
     under = name.replace("-", "_")
     if os.path.isdir(os.path.join(root, "sys/module", under)):
         return True
-    release = (_read(os.path.join(root, "proc/sys/kernel/osrelease")) or "").strip()
+    release = read_text(os.path.join(root, "proc/sys/kernel/osrelease"))
     if not release:
         return False
     top = os.path.join(root, "lib/modules", release)
@@ -86,10 +79,10 @@ def dmabuf_helper(transport, path_sources=None, root="/"):
 def container_engine(transport, which):
     if transport not in ("tcpx", "tcpxo"):
         return []
-    if which("docker") or which("podman"):
+    if any(which(name) for name in engines.ENGINES):
         return []
-    return [problem("container engine", "neither docker nor podman is installed; RxDM and the plugin installer "
-                    "run as containers", "install docker (with the NVIDIA container toolkit) or podman")]
+    return [problem("container engine", "none of %s is installed; RxDM and the plugin installer run as containers"
+                    % ", ".join(engines.ENGINES), "install docker (with the NVIDIA container toolkit) or podman")]
 
 
 def nccl_tests(binary_dir, which, root="/"):
@@ -131,7 +124,12 @@ def gib_repository(family, pkg_mgr, root="/"):
                         "use an apt or dnf based image, or install gIB from its image (nccl_plugin_gib_method: "
                         "image)")]
     for path in _repo_files(manager, root):
-        text = _read(path) or ""
+        # a source file is the admin's: undecodable bytes must not stop the check
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read().decode("utf-8", "replace")
+        except (IOError, OSError):
+            continue
         if any(name in line and not line.lstrip().startswith("#") for line in text.splitlines()):
             return []
     return [problem("gIB repository", "no %s source names %s, where the nccl-gib package comes from"
