@@ -51,8 +51,10 @@ up() {
   "${sandbox[@]}" up --name "$name" --family "$family" --nodes "$nodes" --variant "$variant"
   "${sandbox[@]}" status --name "$name"
 
+  # the emulator and its token, for the inventory plugin and preflight's firewall check alike
   GCP_COMPUTE_API_ENDPOINT="$(cat "$state/emulator.url")"
-  export GCP_COMPUTE_API_ENDPOINT GPUDIRECT_SANDBOX="$name"
+  export GCP_COMPUTE_API_ENDPOINT GCP_AUTH_KIND=accesstoken GCP_ACCESS_TOKEN=sandbox-token-not-a-secret
+  export GPUDIRECT_SANDBOX="$name"
   say "inventory: the gce_gpu plugin, from the Compute API emulator at $GCP_COMPUTE_API_ENDPOINT"
   ansible-inventory -i inventories/sandbox/ --graph
 

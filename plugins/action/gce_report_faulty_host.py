@@ -24,18 +24,8 @@ ARGUMENT_SPEC = dict(
     zone=dict(type="str", required=True),
     behavior=dict(type="str", default="PERFORMANCE", choices=BEHAVIORS),
     description=dict(type="str", required=True),
-    auth_kind=dict(type="str", choices=list(gce_api.AUTH_KINDS)),
-    service_account_file=dict(type="path"),
-    service_account_contents=dict(type="raw", no_log=True),
-    access_token=dict(type="str", no_log=True),
-    impersonate_service_account=dict(type="str"),
-    api_endpoint=dict(type="str"),
-    timeout=dict(type="int", default=30),
+    **gce_api.AUTH_ARGUMENT_SPEC
 )
-# the inventory plugin's environment variables, so one set of credentials serves both
-ENV = dict(auth_kind="GCP_AUTH_KIND", service_account_file="GCP_SERVICE_ACCOUNT_FILE",
-           service_account_contents="GCP_SERVICE_ACCOUNT_CONTENTS", access_token="GCP_ACCESS_TOKEN",
-           impersonate_service_account="GCP_IMPERSONATE_SERVICE_ACCOUNT", api_endpoint="GCP_COMPUTE_API_ENDPOINT")
 
 
 def request_for(args):
@@ -53,11 +43,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        for key, var in ENV.items():
-            if args.get(key) is None and os.environ.get(var):
-                args[key] = os.environ[var]
-        args["auth_kind"] = args["auth_kind"] or "application"
-        endpoint = (args["api_endpoint"] or gce_api.DEFAULT_ENDPOINT).rstrip("/")
+        endpoint = gce_api.auth_from_env(args, os.environ)
         for key in ("instance", "project", "zone"):
             if not args[key] or "/" in args[key]:
                 raise AnsibleActionFail("gce_report_faulty_host: %s %r is not a plain name" % (key, args[key]))
@@ -74,11 +60,7 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail("gce_report_faulty_host: %s" % missing)
         client = None
         try:
-            creds = gce_api.build_credentials(
-                auth_kind=args["auth_kind"], service_account_file=args["service_account_file"],
-                service_account_contents=args["service_account_contents"], access_token=args["access_token"],
-                impersonate_service_account=args["impersonate_service_account"], scopes=WRITE_SCOPES)
-            client = gce_api.ComputeClient(creds, endpoint=endpoint, timeout=args["timeout"], retries=3)
+            client = gce_api.client_for(args, endpoint, scopes=WRITE_SCOPES)
             operation = client.post(path, body, what="reporting the host of %s as faulty" % vm,
                                     permission="compute.instances.reportHostAsFaulty")
         except gce_api.GceApiError as exc:

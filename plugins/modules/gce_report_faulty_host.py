@@ -43,31 +43,8 @@ options:
     description: Why, in words (C(faultReasons[].description)); the diagnose finding's cause fits.
     type: str
     required: true
-  auth_kind:
-    description:
-      - How to obtain credentials, as the C(gpudirect.gcp.gce_gpu) inventory plugin does. Default - E(GCP_AUTH_KIND),
-        else V(application).
-    type: str
-    choices: [application, serviceaccount, accesstoken]
-  service_account_file:
-    description: Service account key file, for O(auth_kind=serviceaccount). Default - E(GCP_SERVICE_ACCOUNT_FILE).
-    type: path
-  service_account_contents:
-    description: The service account key itself, for O(auth_kind=serviceaccount).
-    type: raw
-  access_token:
-    description: An OAuth2 access token, for O(auth_kind=accesstoken). Default - E(GCP_ACCESS_TOKEN).
-    type: str
-  impersonate_service_account:
-    description: Email of a service account to impersonate.
-    type: str
-  api_endpoint:
-    description: Base URL of the Compute Engine API. Default - E(GCP_COMPUTE_API_ENDPOINT), else the public one.
-    type: str
-  timeout:
-    description: Seconds to wait for the answer.
-    type: int
-    default: 30
+extends_documentation_fragment:
+  - gpudirect.gcp.gce_auth
 notes:
   - The credentials need C(compute.instances.reportHostAsFaulty) (for example C(roles/compute.instanceAdmin.v1));
     the scope requested is C(https://www.googleapis.com/auth/compute).

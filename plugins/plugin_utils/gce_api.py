@@ -81,6 +81,41 @@ def zone_fields(instance_fields):
     return "items(%s),nextPageToken" % instance_fields
 
 
+# The options an action plugin takes to reach the Compute API, and the inventory
+# plugin's environment variables they default to, so one set of credentials
+# serves the inventory and every controller-side call.
+AUTH_ARGUMENT_SPEC = dict(
+    auth_kind=dict(type="str", choices=list(AUTH_KINDS)),
+    service_account_file=dict(type="path"),
+    service_account_contents=dict(type="raw", no_log=True),
+    access_token=dict(type="str", no_log=True),
+    impersonate_service_account=dict(type="str"),
+    api_endpoint=dict(type="str"),
+    timeout=dict(type="int", default=30),
+)
+AUTH_ENV = dict(auth_kind="GCP_AUTH_KIND", service_account_file="GCP_SERVICE_ACCOUNT_FILE",
+                service_account_contents="GCP_SERVICE_ACCOUNT_CONTENTS", access_token="GCP_ACCESS_TOKEN",
+                impersonate_service_account="GCP_IMPERSONATE_SERVICE_ACCOUNT", api_endpoint="GCP_COMPUTE_API_ENDPOINT")
+
+
+def auth_from_env(args, environ):
+    """Fill the unset auth options from the environment; returns the API endpoint (no trailing /)."""
+    for key, var in AUTH_ENV.items():
+        if args.get(key) is None and environ.get(var):
+            args[key] = environ[var]
+    args["auth_kind"] = args.get("auth_kind") or "application"
+    return (args.get("api_endpoint") or DEFAULT_ENDPOINT).rstrip("/")
+
+
+def client_for(args, endpoint, scopes=None, retries=3):
+    """A ComputeClient from the auth options (GceApiError when credentials cannot be built)."""
+    creds = build_credentials(
+        auth_kind=args["auth_kind"], service_account_file=args.get("service_account_file"),
+        service_account_contents=args.get("service_account_contents"), access_token=args.get("access_token"),
+        impersonate_service_account=args.get("impersonate_service_account"), scopes=scopes)
+    return ComputeClient(creds, endpoint=endpoint, timeout=args.get("timeout") or 30, retries=retries)
+
+
 class GceApiError(Exception):
     """One-line, user-facing error from talking to the Compute API."""
 
@@ -280,7 +315,7 @@ class ComputeClient(object):
             raise DeadlineError()
         return response.status_code, response, body if response.status_code == 200 else None
 
-    def get(self, path, params=None, project=None, what="request", deadline=None):
+    def get(self, path, params=None, project=None, what="request", deadline=None, permission=None):
         """GET a Compute API path and return its JSON, retrying transient failures.
 
         deadline: a time.monotonic() after which no answer is waited for (project_timeout)."""
@@ -326,7 +361,7 @@ class ComputeClient(object):
                     except ValueError:
                         raise GceApiError("%s%s returned a body that is not JSON" % (where, what), project=project)
                 if status not in RETRY_STATUSES:
-                    raise self._fatal(response, project, what)
+                    raise self._fatal(response, project, what, permission)
                 problem = "HTTP %d" % status
             attempt += 1
             delay = min(self.backoff_max, self.backoff_base * (2 ** (attempt - 1)))
@@ -403,7 +438,7 @@ class ComputeClient(object):
             cause = "%s: %s" % (cause, message[:300])
         return GceApiError("%s: %s" % (subject, cause), status=status, project=project, reason=reason)
 
-    def list_pages(self, path, params, project, items_kind=list, what="listing instances"):
+    def list_pages(self, path, params, project, items_kind=list, what="listing instances", permission=None):
         """Yield each page of a paginated list call, within the project deadline.
 
         items_kind: what a page's ``items`` must be (a list, or a dict for aggregated lists)."""
@@ -411,7 +446,8 @@ class ComputeClient(object):
         deadline = time.monotonic() + self.project_timeout if self.project_timeout else None
         seen = set()
         while True:
-            page = self.get(path, params=params, project=project, what=what, deadline=deadline)
+            page = self.get(path, params=params, project=project, what=what, deadline=deadline,
+                            permission=permission)
             problem = _malformed(page, items_kind)
             if problem:
                 raise GceApiError("project %s: %s returned a malformed answer: %s" % (project, what, problem),
@@ -468,6 +504,17 @@ class ComputeClient(object):
                 if net.get("selfLink"):
                     out[net["selfLink"]] = net.get("mtu")
         return out
+
+    def firewalls(self, project):
+        """firewalls.list of a project: the rules as the API gives them."""
+        params = {"maxResults": PAGE_SIZE, "fields": "items(name,network,direction,priority,disabled,sourceRanges,"
+                                                      "sourceTags,sourceServiceAccounts,targetTags,"
+                                                      "targetServiceAccounts,allowed,denied),nextPageToken"}
+        rules = []
+        for page in self.list_pages("projects/%s/global/firewalls" % project, params, project,
+                                    what="listing firewall rules", permission="compute.firewalls.list"):
+            rules.extend(page.get("items") or [])
+        return rules
 
     def network(self, network_url):
         """networks.get for a network self link (possibly in another project)."""

@@ -16,6 +16,7 @@ Fixture (YAML or JSON)::
         instances: [<Compute API instance resources>]   # zone "zones/<z>" or a URL
         networks: {<name>: {name, mtu, ...}}
         subnetworks: {"<region>/<name>": {...}}
+        firewalls: [<firewall rule resources>]   # optional; network by name or URL
         zones: [<zone>]       # optional: zones with no instances (still listed)
     page_size: 500          # optional, most items per page
     faults:                 # optional, see FAULTS below
@@ -23,7 +24,7 @@ Fixture (YAML or JSON)::
     service_accounts:       # optional: {email: public key PEM}; JWTs from these
                             # keys are verified, others are refused
 
-Endpoints: aggregated/instances, zones/<z>/instances, global/networks/<n>,
+Endpoints: aggregated/instances, zones/<z>/instances, global/networks/<n>, global/firewalls,
 regions/<r>/subnetworks/<n> (GET, under /compute/v1/projects/<p>/), an OAuth
 token endpoint (POST /token, JWT-bearer and refresh grants), the IAM
 generateAccessToken call (POST /v1/projects/-/serviceAccounts/<sa>:generateAccessToken)
@@ -406,6 +407,7 @@ class State(object):
                 "zones": zones,
                 "networks": dict(proj.get("networks") or {}),
                 "subnetworks": dict(proj.get("subnetworks") or {}),
+                "firewalls": list(proj.get("firewalls") or []),
             }
         self.page_size = int(page_size or fixture.get("page_size") or 500)
         self.faults = dict(fixture.get("faults") or {})
@@ -743,6 +745,8 @@ class Handler(BaseHTTPRequestHandler):
         kind = {"aggregated": "aggregated", "global": "network", "regions": "subnetwork"}.get(kind, kind)
         if rest == "global/networks":
             kind = "network_list"
+        if rest == "global/firewalls":
+            kind = "firewall_list"
         self.state.count(kind, project)
         self._latency()
         if self._answer_fault():
@@ -803,6 +807,21 @@ class Handler(BaseHTTPRequestHandler):
                 nets.append(net)
             page, token = self._page(nets, query)
             body = {"kind": "compute#networkList", "items": page}
+            if token:
+                body["nextPageToken"] = token
+            return 200, body
+        if rest == "global/firewalls":
+            rules = []
+            for raw in proj["firewalls"]:
+                rule = dict(raw)
+                net = rule.get("network") or "default"
+                rule["network"] = net if "/" in net else SELF_LINK_BASE + "projects/%s/global/networks/%s" % (project, net)
+                rule.setdefault("direction", "INGRESS")
+                rule.setdefault("priority", 1000)
+                rule["selfLink"] = SELF_LINK_BASE + "projects/%s/global/firewalls/%s" % (project, rule["name"])
+                rules.append(rule)
+            page, token = self._page(rules, query)
+            body = {"kind": "compute#firewallList", "items": page}
             if token:
                 body["nextPageToken"] = token
             return 200, body

@@ -289,9 +289,10 @@ def up(name, family, nodes, variant="cos"):
     common.log("starting %d %s node(s) of sandbox %s" % (nodes, family, name))
     common.podman("start", *[n["name"] for n in plan["nodes"]])
     _parallel(lambda n: wait_ready(plan, n), plan["nodes"])
-    inventory.write(plan, key_file(name), inventory_file(name))
     for hook in AFTER_UP:
         hook(plan)
+    # after the hooks: the inventory names the Compute API emulator they started
+    inventory.write(plan, key_file(name), inventory_file(name))
     common.save_state(name, plan)
     return plan
 

@@ -34,7 +34,18 @@ def fixture(plan):
     subnets = dict(("%s/%s" % (reg, n["name"]), {
         "name": n["name"], "region": reg, "ipCidrRange": n["subnet"], "gatewayAddress": n["gateway"],
         "network": "projects/%s/global/networks/%s" % (project, n["name"])}) for n in plan["networks"])
-    return {"projects": {project: {"instances": servers, "networks": networks, "subnetworks": subnets}}}
+    # what a cluster's VPCs need and Google's docs create: ingress from the network's own subnet
+    firewalls = [{"name": "%s-internal" % n["name"], "network": n["name"], "sourceRanges": [n["subnet"]],
+                  "allowed": [{"IPProtocol": "icmp"}, {"IPProtocol": "tcp"}, {"IPProtocol": "udp"}]}
+                 for n in plan["networks"]]
+    return {"projects": {project: {"instances": servers, "networks": networks, "subnetworks": subnets,
+                                   "firewalls": firewalls}}}
+
+
+def api_settings(plan):
+    """preflight_gce_api for this sandbox: its emulator, with the sandbox's token."""
+    url = (plan.get("emulator") or {}).get("url")
+    return {"api_endpoint": url, "auth_kind": "accesstoken", "access_token": TOKEN} if url else None
 
 
 def plugin_config(plan, url, key_file):
@@ -52,6 +63,7 @@ def plugin_config(plan, url, key_file):
             "ansible_ssh_private_key_file": lit(key_file),
             "ansible_ssh_common_args": lit(inventory.ssh_common_args(plan["name"])),
             "ansible_python_interpreter": lit("/usr/bin/python3"),
+            "preflight_gce_api": json.dumps({"api_endpoint": url, "auth_kind": "accesstoken", "access_token": TOKEN}),
         },
     }
     head = ("# Sandbox %s: the gce_gpu inventory plugin pointed at the Compute API emulator that\n"

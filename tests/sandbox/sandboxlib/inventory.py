@@ -49,7 +49,12 @@ def render(plan, key_file):
         # the plugin's default groups (family, transport, zone, project, block, sub-block)
         for group in names:
             groups.setdefault(group, {"hosts": {}})["hosts"][node["name"]] = {}
-    return {"all": {"children": dict({"gpu_nodes": {"hosts": hosts, "vars": standin_vars()}}, **groups)}}
+    group_vars = standin_vars()
+    # preflight reads the firewall rules from the sandbox's Compute API emulator, or not at all
+    from . import emulator
+    api = emulator.api_settings(plan)
+    group_vars.update({"preflight_gce_api": api} if api else {"preflight_check_firewalls": False})
+    return {"all": {"children": dict({"gpu_nodes": {"hosts": hosts, "vars": group_vars}}, **groups)}}
 
 
 def write(plan, key_file, path):

@@ -25,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 
 import compute_fleet as fx  # noqa: E402  pylint: disable=wrong-import-position
+import compute_harness as harness  # noqa: E402  pylint: disable=wrong-import-position
 
 PLAYBOOK = """
 - name: Preflight
@@ -35,18 +36,19 @@ PLAYBOOK = """
 """
 
 
-def run(tmp_path, hosts, extra_vars=None, limit=None):
+def run(tmp_path, hosts, extra_vars=None, limit=None, env_extra=None):
     inv = {"gpu_nodes": {"vars": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable},
                          "hosts": hosts}}
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inv))
     (tmp_path / "play.yml").write_text(PLAYBOOK)
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
             str(tmp_path / "play.yml"), "-e",
-            json.dumps(dict({"preflight_check_prerequisites": False}, **(extra_vars or {})))]
+            json.dumps(dict({"preflight_check_prerequisites": False, "preflight_check_firewalls": False},
+                            **(extra_vars or {})))]
     if limit:
         argv += ["--limit", limit]
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml")
+               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml", **(env_extra or {}))
     proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     return proc.returncode, proc.stdout + proc.stderr
 
@@ -118,3 +120,40 @@ def test_each_missing_prerequisite_is_one_line_before_anything_changes(tmp_path)
     assert "NVIDIA driver" not in out
     for host in ("n0", "n1"):
         assert re.search(r"^%s\s+: ok=\d+ +changed=0 +unreachable=0 +failed=1" % host, out, re.M), out
+
+
+def test_a_gpu_vpc_whose_rules_block_icmp_is_one_line_before_anything_changes(tmp_path):
+    """The Compute API emulator serves firewall rules that allow TCP everywhere and ICMP everywhere but on one
+    GPU VPC; preflight reads them with the inventory plugin's environment and stops every node, in check mode too."""
+    vms = [fx.gpu_instance("vm%d" % i, "a3-mega", prefix="mega", index=i) for i in range(2)]
+    nets = fx.gpu_networks("mega", "a3-mega")
+    rules = [{"name": "%s-internal" % net, "network": net, "sourceRanges": ["10.0.0.0/8"],
+              "allowed": [{"IPProtocol": "tcp"}] + ([] if net == nets[2] else [{"IPProtocol": "icmp"}])}
+             for net in nets]
+    hosts = dict((vm["name"], gce_hosts.inventory_host(vm, "p", {})[0]) for vm in vms)
+    fleet = {"projects": {"p": {"instances": vms, "firewalls": rules}}}
+    with harness.ThreadEmulator(fleet) as emu:
+        env = {"GCP_COMPUTE_API_ENDPOINT": emu.url, "GCP_AUTH_KIND": "accesstoken", "GCP_ACCESS_TOKEN": "t-not-secret"}
+        rc, out = run(tmp_path, hosts, {"preflight_check_firewalls": True}, env_extra=env)
+        checked_rc, checked = run(tmp_path, hosts, {"preflight_check_firewalls": True, "ansible_check_mode": True},
+                                  env_extra=env)
+    assert rc == 2, out
+    fatal = [json.loads(line.split("=> ", 1)[1])["msg"] for line in out.splitlines()
+             if line.startswith("fatal: [vm0]: FAILED! => ")]
+    assert len(fatal) == 1, out
+    lines = fatal[0][len("preflight: "):].split(" | ")
+    assert len(lines) == 1 and lines[0].startswith("firewall of network %s: ICMP from the nodes' addresses"
+                                                   % nets[2]), out
+    assert checked_rc == 2 and ("firewall of network %s: ICMP" % nets[2]) in checked
+    for host in hosts:
+        assert re.search(r"^%s\s+: ok=\d+ +changed=0 +unreachable=0 +failed=1" % host, out, re.M), out
+
+
+def test_firewall_rules_that_cannot_be_read_warn_and_do_not_stop(tmp_path):
+    vms = [fx.gpu_instance("vm0", "a3-mega", prefix="mega")]
+    hosts = {"vm0": gce_hosts.inventory_host(vms[0], "p", {})[0]}
+    with harness.ThreadEmulator({"projects": {"p": {"instances": vms}}, "faults": {"unauthorized": True}}) as emu:
+        env = {"GCP_COMPUTE_API_ENDPOINT": emu.url, "GCP_AUTH_KIND": "accesstoken", "GCP_ACCESS_TOKEN": "t-not-secret"}
+        rc, out = run(tmp_path, hosts, {"preflight_check_firewalls": True}, env_extra=env)
+    assert rc == 0, out
+    assert "could not check the VPC firewall rules: cannot read the firewall rules" in out
