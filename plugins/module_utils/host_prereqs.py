@@ -6,8 +6,9 @@
 Each check reads files or looks up commands only, so it behaves the same in
 check mode, and names one missing prerequisite in one line with what to do.
 The checks are the ones whose absence otherwise shows as a failure deep in a
-later phase: the NVIDIA driver, A3 Mega's dmabuf import helper, a container
-engine for RxDM, nccl-tests or a way to build them, and gIB's repository.
+later phase: a guest OS the phases can configure, the NVIDIA driver, A3 Mega's
+dmabuf import helper, a container engine for RxDM, nccl-tests or a way to
+build them, and gIB's repository.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -26,6 +27,7 @@ DMABUF_HELPER = "/dev/dmabuf_import_helper"
 DMABUF_MODULE = "import-helper"
 NVCC_PATHS = ("/usr/local/cuda/bin/nvcc",)
 NCCL_TESTS_PROBE = "all_reduce_perf"
+OS_RELEASE = "/etc/os-release"
 APT_SOURCES = ("/etc/apt/sources.list", "/etc/apt/sources.list.d/*.list", "/etc/apt/sources.list.d/*.sources")
 DNF_REPOS = ("/etc/yum.repos.d/*.repo",)
 
@@ -138,10 +140,26 @@ def gib_repository(family, pkg_mgr, root="/"):
                     "(nccl_plugin_gib_method: image)" % name)]
 
 
+def guest_os(root="/"):
+    """Container-Optimized OS cannot keep what the roles write: refuse it before anything changes."""
+    text = read_text(os.path.join(root, OS_RELEASE.lstrip("/"))) or ""
+    fields = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    if fields.get("ID", "").strip('"') != "cos":
+        return []
+    return [problem("guest OS", "Container-Optimized OS has a read-only root and resets /etc at every boot, so the "
+                    "MTUs, units and files the configuration phases write would be lost at the next reboot",
+                    "use Google's Ubuntu, Debian or Rocky based accelerator images (or GKE's own installers on "
+                    "GKE); gpudirect.gcp.diagnose still reads such a node")]
+
+
 def check(family, which, pkg_mgr=None, path_sources=None, nccl_tests_binary_dir=None, gib_repository_check=True,
           root="/"):
     """{driver_version, problems: [{what, message, fix, line}]} for a node of a family."""
     transport = families.FAMILIES[family]["transport"]
+    cos = guest_os(root)
+    if cos:
+        # nothing else matters on an image the phases cannot configure
+        return {"driver_version": driver(path_sources)[0], "problems": cos}
     version, problems = driver(path_sources)
     problems += dmabuf_helper(transport, path_sources, root)
     problems += container_engine(transport, which)

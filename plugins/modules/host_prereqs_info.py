@@ -16,7 +16,8 @@ author:
 description:
   - Checks what the configuration and validation phases need from the node and cannot install themselves, and
     returns one line per missing prerequisite, with what to do.
-  - The NVIDIA driver loaded (its version); on A3 Mega the dmabuf import helper device; on TCPX and TCPXO
+  - A guest OS the phases can configure (Container-Optimized OS, read-only with an C(/etc) reset at boot, is
+    refused alone); the NVIDIA driver loaded (its version); on A3 Mega the dmabuf import helper device; on TCPX and TCPXO
     families a container engine; the nccl-tests programs, or the CUDA compiler and make to build them; on gIB
     families the package repository C(nccl-gib) comes from.
   - Reads files and looks up commands only; changes nothing.

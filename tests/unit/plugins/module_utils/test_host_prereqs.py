@@ -107,3 +107,13 @@ def test_every_problem_is_one_line(node, tmp_path):
     assert [p["what"] for p in out["problems"]] == [
         "NVIDIA driver", "dmabuf import helper", "container engine", "nccl-tests"]
     assert all("\n" not in line for line in lines(out))
+
+
+def test_container_optimized_os_is_refused_in_one_line(node, tmp_path):
+    (tmp_path / "etc").mkdir(exist_ok=True)
+    (tmp_path / "etc" / "os-release").write_text('NAME="Container-Optimized OS"\nID=cos\nVERSION_ID=121\n')
+    out = H.check("a3-high", which_of(), **node)
+    assert [p["what"] for p in out["problems"]] == ["guest OS"]
+    assert "read-only root" in out["problems"][0]["message"] and "diagnose still reads" in out["problems"][0]["fix"]
+    (tmp_path / "etc" / "os-release").write_text('NAME="Debian GNU/Linux"\nID=debian\n')
+    assert H.check("a3-high", which_of("docker"), **node)["problems"] == []
