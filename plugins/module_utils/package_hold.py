@@ -62,3 +62,30 @@ def check_patterns(patterns):
     if bad:
         return "name must be package names or patterns, got %s" % ", ".join(repr(b) for b in bad)
     return None
+
+
+def parse_record(text, path):
+    """The package names a hold record lists (a JSON list); ValueError names the file."""
+    import json
+    if not text.strip():
+        return []
+    try:
+        names = json.loads(text)
+    except ValueError as exc:
+        raise ValueError("%s is not a hold record (a JSON list of package names): %s" % (path, exc))
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise ValueError("%s is not a hold record (a JSON list of package names)" % path)
+    return sorted(set(names))
+
+
+def record_after(recorded, change, state):
+    """What the record lists after a run: holding adds the packages this run held (never those held
+    before, which are someone else's); releasing from the record empties it."""
+    if state == "held":
+        return sorted(set(recorded) | set(change))
+    return []
+
+
+def dump_record(names):
+    import json
+    return json.dumps(sorted(names)) + "\n"

@@ -35,7 +35,9 @@ options:
     type: str
     required: true
   state:
-    description: C(present) sets the entries; C(absent) removes those that name O(helper).
+    description:
+      - C(present) sets the entries; C(absent) removes those that name O(helper), and the file itself when nothing
+        is left in it (the engine reads no file as an empty one).
     type: str
     choices: [present, absent]
     default: present
@@ -96,12 +98,18 @@ def main():
     except registry_auth.ConfigError as exc:
         gm.fail("container_registry_auth: %s" % exc)
     after = registry_auth.apply(before, p["registries"], p["helper"], p["state"])
-    changed = after != before or (p["state"] == "present" and not os.path.exists(p["path"]))
+    remove = p["state"] == "absent" and not after and os.path.exists(p["path"])
+    changed = after != before or remove or (p["state"] == "present" and not os.path.exists(p["path"]))
     result = dict(changed=changed, cred_helpers=after.get("credHelpers", {}))
     if changed:
         result["diff"] = gm.diff(registry_auth.dump(registry_auth.redacted(before)) if text else "",
-                                 registry_auth.dump(registry_auth.redacted(after)), p["path"])
-    if changed and not gm.check_mode:
+                                 "" if remove else registry_auth.dump(registry_auth.redacted(after)), p["path"])
+    if remove and not gm.check_mode:
+        try:
+            os.unlink(p["path"])
+        except OSError as exc:
+            gm.fail("container_registry_auth: cannot remove %s: %s" % (p["path"], exc))
+    elif changed and not gm.check_mode:
         error = gm.write_file(p["path"], registry_auth.dump(after), 0o600, dir_mode=0o700)
         if error:
             gm.fail("container_registry_auth: %s" % error)

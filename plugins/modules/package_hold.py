@@ -19,12 +19,19 @@ description:
   - On dpkg systems a hold is the selection C(hold) (C(dpkg --set-selections)); on RPM systems it is a
     C(dnf versionlock) entry, which needs the versionlock plugin of dnf.
   - A name or pattern that matches no installed package is returned in RV(not_installed), not held and not an error.
+  - With O(record), holding adds the packages this run held to a record file, and releasing with O(state=unheld)
+    and no O(name) releases exactly the recorded packages and removes the record, so that a teardown undoes the
+    holds it placed and never one that was there before.
 options:
   name:
-    description: Package names or shell patterns (C(nvidia-utils-*-server)), as dpkg-query and rpm take them.
+    description:
+      - Package names or shell patterns (C(nvidia-utils-*-server)), as dpkg-query and rpm take them.
+      - Required unless O(state=unheld) with O(record).
     type: list
     elements: str
-    required: true
+  record:
+    description: A JSON file listing the packages this module held (see above).
+    type: path
   state:
     description: V(held) holds the matched packages; V(unheld) releases them.
     type: str
@@ -83,7 +90,14 @@ changed_packages:
   type: list
   elements: str
   sample: ["nvidia-utils-580-server"]
+recorded:
+  description: The packages the record lists after the run (in check mode, would list); with O(record) only.
+  returned: when record is set
+  type: list
+  elements: str
 """
+
+import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import package_hold as logic
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
@@ -140,14 +154,30 @@ def apply_rpm(gm, names, state):
         gm.fail("package_hold: dnf versionlock failed: %s" % err.strip())
 
 
+def _read_record(gm, path):
+    if not path or not os.path.exists(path):
+        return []
+    try:
+        with open(path) as fh:
+            return logic.parse_record(fh.read(), path)
+    except (IOError, OSError, ValueError) as exc:
+        gm.fail("package_hold: %s" % exc)
+
+
 def main():
     gm = GpuModule(dict(
-        name=dict(type="list", elements="str", required=True),
+        name=dict(type="list", elements="str"),
         state=dict(type="str", choices=["held", "unheld"], default="held"),
         manager=dict(type="str", choices=["auto", "dpkg", "rpm"], default="auto"),
-    ))
+        record=dict(type="path"),
+    ), required_if=[("state", "held", ("name",))])
     p = gm.params
-    bad = logic.check_patterns(p["name"])
+    recorded = _read_record(gm, p["record"])
+    if p["name"] is None and not p["record"]:
+        gm.fail("package_hold: name is required unless state is unheld with a record")
+    # releasing from the record: exactly the packages it lists
+    names = p["name"] if p["name"] is not None else recorded
+    bad = logic.check_patterns(names)
     if bad:
         gm.fail("package_hold: %s" % bad)
     manager = p["manager"]
@@ -155,17 +185,31 @@ def main():
         manager = "dpkg" if gm.which("dpkg-query") else ("rpm" if gm.which("rpm") else None)
         if manager is None:
             gm.fail("package_hold: neither dpkg-query nor rpm is installed")
-    matched, held = (read_dpkg if manager == "dpkg" else read_rpm)(gm, p["name"])
+    matched, held = (read_dpkg if manager == "dpkg" else read_rpm)(gm, names) if names else ({}, {})
     change = logic.plan(matched, held, p["state"])
     after = dict(held, **dict((n, p["state"] == "held") for n in change))
     result = dict(changed=bool(change), manager=manager, matched=matched, changed_packages=change,
-                  not_installed=[pattern for pattern in p["name"] if not matched[pattern]],
+                  not_installed=[pattern for pattern in names if not matched[pattern]],
                   held=sorted(n for n in after if after[n]))
     if change:
         result["diff"] = dict(before=logic.render(held), after=logic.render(after),
                               before_header="package holds", after_header="package holds")
+    record_changed = False
+    if p["record"]:
+        result["recorded"] = logic.record_after(recorded, change, p["state"])
+        exists = os.path.exists(p["record"])
+        # the record goes with the last hold it lists; an empty record is never written
+        record_changed = (result["recorded"] != recorded) or (exists and not result["recorded"])
+        result["changed"] = result["changed"] or record_changed
     if change and not gm.check_mode:
         (apply_dpkg if manager == "dpkg" else apply_rpm)(gm, change, p["state"])
+    if record_changed and not gm.check_mode:
+        if result["recorded"]:
+            error = gm.write_file(p["record"], logic.dump_record(result["recorded"]), 0o644)
+            if error:
+                gm.fail("package_hold: %s" % error)
+        elif os.path.exists(p["record"]):
+            os.unlink(p["record"])
     gm.exit(**result)
 
 

@@ -507,9 +507,9 @@ class ComputeClient(object):
 
     def firewalls(self, project):
         """firewalls.list of a project: the rules as the API gives them."""
-        params = {"maxResults": PAGE_SIZE, "fields": "items(name,network,direction,priority,disabled,sourceRanges,"
-                                                      "sourceTags,sourceServiceAccounts,targetTags,"
-                                                      "targetServiceAccounts,allowed,denied),nextPageToken"}
+        fields = ("items(name,network,direction,priority,disabled,sourceRanges,sourceTags,sourceServiceAccounts,"
+                  "targetTags,targetServiceAccounts,allowed,denied),nextPageToken")
+        params = {"maxResults": PAGE_SIZE, "fields": fields}
         rules = []
         for page in self.list_pages("projects/%s/global/firewalls" % project, params, project,
                                     what="listing firewall rules", permission="compute.firewalls.list"):

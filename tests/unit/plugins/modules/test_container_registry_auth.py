@@ -42,6 +42,12 @@ def test_creates_the_file_and_its_private_directory(tmp_path, capsys):
     out = run({"path": str(path), "registries": ["us-docker.pkg.dev"], "helper": "gce-metadata"}, capsys)
     assert out["changed"] and out["cred_helpers"] == {"us-docker.pkg.dev": "gce-metadata"}
     assert oct(os.stat(str(path.parent)).st_mode & 0o777) == "0o700"
+    # removing the only entries leaves nothing to keep: the file goes, in check mode only said
+    absent = {"path": str(path), "registries": ["us-docker.pkg.dev"], "helper": "gce-metadata", "state": "absent"}
+    checked = run(absent, capsys, check_mode=True)
+    assert checked["changed"] and checked["diff"]["after"] == "" and path.exists()
+    assert run(absent, capsys)["changed"] and not path.exists()
+    assert run(absent, capsys)["changed"] is False
 
 
 def test_bad_input_is_one_line(tmp_path, capsys):

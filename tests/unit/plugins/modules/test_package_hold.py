@@ -111,3 +111,33 @@ def test_bad_input_is_one_line(monkeypatch, capsys, args, tools, msg):
     fake(monkeypatch, FakeDpkg({}), tools)
     out = run(args, capsys)
     assert out["failed"] and out["msg"] == msg
+
+
+def test_a_record_lets_teardown_release_only_the_holds_it_placed(monkeypatch, capsys, tmp_path):
+    # google-guest-agent was held by the admin before; only the driver is held by this run
+    dpkg = fake(monkeypatch, FakeDpkg({"nvidia-utils-580-server": "ii", "google-guest-agent": "hi"}), DPKG)
+    record = str(tmp_path / "held.json")
+    hold = {"name": ["nvidia-utils-*-server", "google-guest-agent"], "record": record}
+    checked = run(hold, capsys, check_mode=True)
+    assert checked["changed"] and checked["recorded"] == ["nvidia-utils-580-server"]
+    assert not (tmp_path / "held.json").exists() and dpkg.writes == []
+    out = run(hold, capsys)
+    assert out["recorded"] == ["nvidia-utils-580-server"]
+    assert (tmp_path / "held.json").read_text() == '["nvidia-utils-580-server"]\n'
+    again = run(hold, capsys)
+    assert again["changed"] is False and again["recorded"] == ["nvidia-utils-580-server"]
+    release = {"state": "unheld", "record": record}
+    released = run(release, capsys)
+    assert released["changed"] and released["changed_packages"] == ["nvidia-utils-580-server"]
+    assert dpkg.packages == {"nvidia-utils-580-server": "ii", "google-guest-agent": "hi"}
+    assert not (tmp_path / "held.json").exists() and released["recorded"] == []
+    assert run(release, capsys)["changed"] is False
+
+
+def test_a_bad_record_and_a_missing_name_are_one_line(monkeypatch, capsys, tmp_path):
+    fake(monkeypatch, FakeDpkg({}), DPKG)
+    (tmp_path / "held.json").write_text("{not json")
+    out = run({"state": "unheld", "record": str(tmp_path / "held.json")}, capsys)
+    assert out["failed"] and out["msg"].startswith("package_hold: %s is not a hold record" % (tmp_path / "held.json"))
+    assert "name is required" in run({"state": "unheld"}, capsys)["msg"]
+    assert "missing: name" in run({"state": "held"}, capsys)["msg"]
