@@ -103,6 +103,10 @@ def auth_from_env(args, environ):
     for key, var in AUTH_ENV.items():
         if args.get(key) is None and environ.get(var):
             args[key] = environ[var]
+    # an AWX job (not an inventory update) gets only the key file of its Google Compute Engine credential
+    if not args.get("auth_kind") and not args.get("service_account_file") and environ.get("GCE_CREDENTIALS_FILE_PATH"):
+        args["auth_kind"] = "serviceaccount"
+        args["service_account_file"] = environ["GCE_CREDENTIALS_FILE_PATH"]
     args["auth_kind"] = args.get("auth_kind") or "application"
     return (args.get("api_endpoint") or DEFAULT_ENDPOINT).rstrip("/")
 

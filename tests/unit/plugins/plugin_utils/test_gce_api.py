@@ -164,3 +164,18 @@ def test_client_error_is_not_retried():
         with pytest.raises(gce_api.GceApiError, match=r"project nope: not found \(404\)"):
             client.aggregated_instances("nope")
         assert emu.stats()["api"] == 1
+
+
+def test_auth_from_env_takes_the_inventory_variables_then_an_awx_job_key_file():
+    from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_api as api
+    args = dict((k, None) for k in api.AUTH_ARGUMENT_SPEC)
+    endpoint = api.auth_from_env(args, {"GCP_AUTH_KIND": "accesstoken", "GCP_ACCESS_TOKEN": "t",
+                                        "GCP_COMPUTE_API_ENDPOINT": "http://127.0.0.1:1/"})
+    assert endpoint == "http://127.0.0.1:1" and args["auth_kind"] == "accesstoken" and args["access_token"] == "t"
+    job = dict((k, None) for k in api.AUTH_ARGUMENT_SPEC)
+    assert api.auth_from_env(job, {"GCE_CREDENTIALS_FILE_PATH": "/runner/key.json"}) == api.DEFAULT_ENDPOINT
+    assert (job["auth_kind"], job["service_account_file"]) == ("serviceaccount", "/runner/key.json")
+    chosen = dict((k, None) for k in api.AUTH_ARGUMENT_SPEC)
+    chosen["auth_kind"] = "application"
+    api.auth_from_env(chosen, {"GCE_CREDENTIALS_FILE_PATH": "/runner/key.json"})
+    assert chosen["auth_kind"] == "application" and chosen["service_account_file"] is None
