@@ -141,3 +141,9 @@ def test_a_bad_record_and_a_missing_name_are_one_line(monkeypatch, capsys, tmp_p
     assert out["failed"] and out["msg"].startswith("package_hold: %s is not a hold record" % (tmp_path / "held.json"))
     assert "name is required" in run({"state": "unheld"}, capsys)["msg"]
     assert "missing: name" in run({"state": "held"}, capsys)["msg"]
+
+
+def test_releasing_an_absent_record_needs_no_package_manager(monkeypatch, capsys, tmp_path):
+    fake(monkeypatch, FakeDpkg({}), [])
+    out = run({"state": "unheld", "record": str(tmp_path / "none.json")}, capsys)
+    assert out["changed"] is False and out["recorded"] == [] and not out.get("failed")
