@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters that order nodes and plan their pings by where they sit (plugins/plugin_utils/peer_plan.py)."""
+"""Filters that order nodes, plan their pings and group their NVLink domains by where they sit
+(plugins/plugin_utils/peer_plan.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families, topology
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils import peer_plan
 
 
@@ -54,6 +55,37 @@ def nic_peer_plan(hosts, host, hostvars, sampled=2):
     return peer_plan.nic_peers(str(host), hosts, nics, placement, sampled)
 
 
+def nvlink_domain_peers(hosts, host, hostvars):
+    """The primary addresses (nic0) of the hosts in host's multi-node NVLink domain, host's own included,
+    sorted; [] when host's family has no such domain or its placement is not known."""
+    if not isinstance(hosts, (list, tuple)):
+        raise AnsibleFilterError("nvlink_domain_peers: expects a list of hosts, got %s" % type(hosts).__name__)
+
+    def domain(name):
+        hvars = hostvars[name] if name in hostvars else {}
+        family = hvars.get("gpu_family")
+        if family not in families.FAMILIES:
+            return None, None
+        place = topology.normalize(_mapping(hvars.get("gce_topology"), "%s's gce_topology" % name))
+        nics = hvars.get("gce_nics") or []
+        address = nics[0].get("ip") if nics and isinstance(nics[0], dict) else None
+        return families.nvlink_domain(family, place), address
+
+    mine, _address = domain(str(host))
+    if not mine:
+        return []
+    out = []
+    for name in hosts:
+        theirs, address = domain(str(name))
+        if theirs == mine:
+            if not address:
+                raise AnsibleFilterError("nvlink_domain_peers: %s shares %s's NVLink domain but has no primary "
+                                         "address (gce_nics[0].ip)" % (name, host))
+            out.append(str(address))
+    return sorted(set(out))
+
+
 class FilterModule(object):
     def filters(self):
-        return {"topology_sort": topology_sort, "nic_peer_plan": nic_peer_plan}
+        return {"topology_sort": topology_sort, "nic_peer_plan": nic_peer_plan,
+                "nvlink_domain_peers": nvlink_domain_peers}

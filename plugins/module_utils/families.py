@@ -29,6 +29,10 @@ Source keys used in the comments (in brackets, and first in each "source" value)
   MGC  MG-Cafe TCPXO A3 Mega benchmark report
   UNOFF community "create-a3mega" Debian 12 image guide
   NVL72 NVIDIA GB200 NVL72 specification (NVLink 5 bandwidth per GPU)
+  NVHV NVIDIA health-validation checks reference (NVLink links per GPU, fabric state)
+  NVHW NVIDIA HGX H100/H200/B200 specifications (NVLink links per GPU, NVSwitch baseboard)
+  NVIMEX NVIDIA IMEX guide (nodes_config.cfg, ports, channel devices)
+  NVFM NVIDIA Fabric Manager user guide (NVSwitch systems need it running)
 
 A family that is another plus a few differences is declared that way (_based_on),
 so the facts they share are written once.
@@ -352,6 +356,11 @@ _GUEST_HELD = ["google-compute-engine", "google-compute-engine-oslogin", "google
                "google-osconfig-agent"]
 
 
+# An HGX board: 8 GPUs of 18 NVLink links each through NVSwitches [NVHW], which need
+# nvidia-fabricmanager running in the VM that owns them [NVFM]; CT's images hold its package [CT]
+_HGX_NVLINK = {"nvlinks": 18, "fabric_manager": True, "fabric": False}
+
+
 def _floor(gbps, source):
     """cluster-health-scanner's pass bar: the mean of nccl-tests' "Avg bus bandwidth"
     over an all_gather sweep of -b 2G -e 8G -f 2, so it holds only for that window
@@ -376,7 +385,8 @@ FAMILIES = {
         "machine_type": "a3-highgpu-8g",
         "transport": "tcpx",
         "arch": "x86_64",
-        "gpu": {"model": "nvidia-h100-80gb", "count": 8, "cuda_arch": "90"},
+        # smi_name: what nvidia-smi's product name holds [NVHW]
+        "gpu": dict(_HGX_NVLINK, model="nvidia-h100-80gb", count=8, cuda_arch="90", smi_name="H100 80GB HBM3"),
         # 1 primary + 4 GPU gVNICs of 200 Gbps [GKEBW]; Ubuntu names [CT a3high blueprint], COS [CEA]
         "nics": _nics(["eth0", "eth1", "eth2", "eth3", "eth4"],
                       ["enp0s12", "enp6s0", "enp12s0", "enp134s0", "enp140s0"],
@@ -413,7 +423,9 @@ FAMILIES = {
         "machine_type": "a3-megagpu-8g",
         "transport": "tcpxo",
         "arch": "x86_64",
-        "gpu": {"model": "nvidia-h100-mega-80gb", "count": 8, "cuda_arch": "90"},
+        # the same GPU as A3 High [NVHW]
+        "gpu": dict(_HGX_NVLINK, model="nvidia-h100-mega-80gb", count=8, cuda_arch="90",
+                    smi_name="H100 80GB HBM3"),
         # 1 + 8 gVNICs [GKEBW]; Ubuntu/Debian names [CT run-nccl-tests.sh]; COS [CEA]
         "nics": _nics(["eth%d" % i for i in range(9)],
                       ["enp0s12", "enp6s0", "enp7s0", "enp13s0", "enp14s0",
@@ -460,7 +472,7 @@ FAMILIES = {
         "machine_type": "a3-ultragpu-8g",
         "transport": "gib",
         "arch": "x86_64",
-        "gpu": {"model": "nvidia-h200-141gb", "count": 8, "cuda_arch": "90"},
+        "gpu": dict(_HGX_NVLINK, model="nvidia-h200-141gb", count=8, cuda_arch="90", smi_name="H200"),  # [NVHW]
         # 2 gVNIC + 8 CX-7 MRDMA of 400 Gbps [GNB]; names [CT a3-ultragpu run-nccl-tests.sh; LOGS; CEA]
         "nics": _nics(["eth%d" % i for i in range(10)],
                       ["enp0s19", "enp192s20"] + ["gpu%drdma0" % i for i in range(8)],
@@ -499,7 +511,17 @@ FAMILIES = {
         "machine_type": "a4x-highgpu-4g",
         "transport": "gib",
         "arch": "aarch64",
-        "gpu": {"model": "nvidia-gb200", "count": 4, "cuda_arch": "100"},
+        # 18 NVLink 5 links a GPU [NVHV]; the NVSwitches sit in the rack's switch trays, managed
+        # outside the VM, so the VM runs no fabric manager: each GPU's fabric state says whether it
+        # joined its NVLink domain [NVHV], and IMEX shares memory across the domain's VMs [NVIMEX]
+        "gpu": {"model": "nvidia-gb200", "count": 4, "cuda_arch": "100", "smi_name": "GB200",
+                "nvlinks": 18, "fabric_manager": False, "fabric": True},
+        # One IMEX domain per NVLink domain: the VMs of one sub-block [AIHT; NVIMEX]; the ports are
+        # config.cfg's defaults (SERVER_PORT, IMEX_CMD_PORT) [NVIMEX]; nodes_config.cfg lists the
+        # domain's addresses one a line, as slurm-gcp's IMEX prolog writes it [SG]
+        "imex": {"server_port": 50000, "command_port": 50005, "channels": 1, "unit": "nvidia-imex",
+                 "config": "/etc/nvidia-imex/config.cfg", "nodes_config": "/etc/nvidia-imex/nodes_config.cfg",
+                 "channel_dir": "/dev/nvidia-caps-imex-channels"},
         # 2 gVNIC + 4 CX-7 [GNB]; GKE pod names [CEA]; host names on Google's arm64
         # accelerator image: NCCL_SOCKET_IFNAME=enp0s1,enp192s1, RDMA gpu0rdma0..gpu3rdma0
         # [CT a4x-highgpu-4g run-nccl-tests-via-ramble.sh]
@@ -571,8 +593,8 @@ FAMILIES["a3-edge"] = _based_on(FAMILIES["a3-high"], {
 # A4 is A3 Ultra with B200 GPUs: the same NIC layout [GNB], MTU, plugin and host set-up
 FAMILIES["a4"] = _based_on(FAMILIES["a3-ultra"], {
     "machine_type": "a4-highgpu-8g",
-    "gpu": {"model": "nvidia-b200", "cuda_arch": "100"},
-    # B200 [GIBD; CT a4high-vm.yaml]
+    "gpu": {"model": "nvidia-b200", "cuda_arch": "100", "smi_name": "B200"},
+    # B200 [GIBD; CT a4high-vm.yaml]; NVLink 5, still 18 links on an HGX B200 board [NVHW]
     "nccl_env": {"NCCL_TUNER_CONFIG_PATH": "{install_dir}/configs/tuner_config_a4.txtpb"},
     "baselines": [
         {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 375.0, "source": "NVM"},

@@ -1,20 +1,21 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The node-level health checks a node runs on its own, without the controller: its GPU NICs, RxDM,
-the NCCL net plugin's files and the NCCL env file.
+"""The node-level health checks a node runs on its own, without the controller: its GPUs, its GPU NICs,
+RxDM, the NCCL net plugin's files and the NCCL env file.
 
 Each check calls the same code the collection's modules use (nic_ready, rxdm_readiness, plugin_state,
 nccl_env_file), so a node's timer or a Slurm prolog sees what the diagnose playbook sees. Plain
 Python with no ansible import: the node health agent runs it from a copy on the node.
 
 The config (JSON the node_health role writes) names what is expected:
-  family, nics [{nic, name, mac, mtu, ip}], rxdm {engine, container, unit, health_check_file,
+  family, gpu {sys_dir, imex_nodes} or null, nics [{nic, name, mac, mtu, ip}], rxdm {engine, container, unit, health_check_file,
   ready_line} or null, plugin {record_file} or null, profile {path, iface_vars, binding_vars,
   plugin_lib_dir, plugin_library} or null.
 
 A finding is {component, subject, severity, cause}: "fail" for a fault of the node, "warn" when a
-check could not run (a helper missing, hung or erroring is no proof that the node is bad).
+check could not run (a helper missing, hung or erroring is no proof that the node is bad). GPU findings
+add the repair rung and the node command that does it (module_utils/gpu/health.py).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -25,11 +26,14 @@ import os
 import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health as gpu_health
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_ready, nic_sysfs, plugin_state
 from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
 
-COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile")
+COMPONENTS = ("gpu", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile")
 
 
 class ConfigError(ValueError):
@@ -52,7 +56,9 @@ def validate(config):
     for index, nic in enumerate(nics):
         if not (nic.get("name") or nic.get("mac")):
             raise ConfigError("nics[%d]: has neither name nor mac" % index)
-    for key, needs in (("rxdm", ("container",)), ("plugin", ("record_file",)), ("profile", ("path",))):
+    if config["family"] not in families.FAMILIES:
+        raise ConfigError("family: unknown family %r" % config["family"])
+    for key, needs in (("gpu", ()), ("rxdm", ("container",)), ("plugin", ("record_file",)), ("profile", ("path",))):
         part = config.get(key)
         if part is None:
             continue
@@ -73,6 +79,16 @@ def check_nics(config, run, which, root):
     found = [finding("nic", res["iface"] or res["name"], "fail", "; ".join(res["problems"]))
              for res in results if res["problems"]]
     return results, found
+
+
+def check_gpu(family, part, run, which):
+    """The GPUs, and IMEX where the family has it (part: {sys_dir, imex_nodes})."""
+    fam = families.FAMILIES[family]
+    result = gpu_health.check(gpu_health.expected_for(fam["gpu"]), run, which, sys_dir=part.get("sys_dir") or "/sys")
+    found = result["findings"]
+    if fam.get("imex"):
+        found += imex.judge(fam["imex"], part.get("imex_nodes"), imex.gather(run, which, fam["imex"]))
+    return {"driver": result["driver"], "count": len(result["gpus"])}, found
 
 
 def check_rxdm(part, run, which, wait_s=0):
@@ -129,13 +145,16 @@ def check(config, run, which, root="/", clock=time.time, rxdm_wait_s=0):
 
     run(argv) -> (rc, out, err), never through a shell; which(name) -> path or None.
     rxdm_wait_s: how long RxDM may take to become ready (0: one look).
-    Returns {family, nics, rxdm, plugin, profile, findings, duration_s}; a part not configured is None.
+    Returns {family, gpu, nics, rxdm, plugin, profile, findings, duration_s}; a part not configured is None.
     """
     validate(config)
     start = clock()
-    out = {"family": config["family"], "nics": None, "rxdm": None, "plugin": None, "profile": None,
+    out = {"family": config["family"], "gpu": None, "nics": None, "rxdm": None, "plugin": None, "profile": None,
            "findings": []}
-    steps = [("nics", "nic", lambda: check_nics(config, run, which, root))]
+    steps = []
+    if config.get("gpu") is not None:
+        steps.append(("gpu", "gpu", lambda: check_gpu(config["family"], config["gpu"], run, which)))
+    steps.append(("nics", "nic", lambda: check_nics(config, run, which, root)))
     if config.get("rxdm"):
         steps.append(("rxdm", "rxdm", lambda: check_rxdm(config["rxdm"], run, which, rxdm_wait_s)))
     if config.get("plugin"):

@@ -54,7 +54,8 @@ def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0):
         rxdm = node_checks.rxdm(host, ev, repairs, plugin_tag=None if plugin else record.get("tag"),
                                 max_restarts=max_restarts)
         profile = node_checks.profile(host, ev, repairs, mine + plugin)
-        out.extend(plugin + rxdm + profile + node_checks.devices(host, ev, repairs) + node_checks.topology(host, ev))
+        out.extend(node_checks.gpu(host, ev, repairs) + plugin + rxdm + profile + node_checks.devices(host, ev, repairs)
+                   + node_checks.topology(host, ev))
         if plugin:
             skip.add((host, "plugin"))
         if rxdm:

@@ -57,6 +57,13 @@ class Repairs(object):
         argv = ["ansible-playbook", self.playbook] + self.args + ["--limit", host, "--tags", REPAIR_TAGS[component]]
         return " ".join(shlex.quote(a) for a in argv)
 
+    def node_command(self, host, module, args=None):
+        """One ad-hoc module run as root on this host, with the run's inventory."""
+        argv = ["ansible", host] + self.args + ["--become", "-m", module]
+        if args:
+            argv += ["-a", args]
+        return " ".join(shlex.quote(a) for a in argv)
+
     def report_host(self, host, why):
         """Ask Google to repair the host under the VM (nothing on the node can fix it)."""
         argv = REPORT_HOST_ARGV + [host]

@@ -15,9 +15,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
+import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import finding
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import REPAIR_TAGS, finding
 
 _VAR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\b")
 _NAMES_IFACE = re.compile(r"names interface (\S+?),")
@@ -154,6 +155,31 @@ def profile(host, ev, repairs, earlier):
     if drift:
         out.append(finding(host, "nccl_profile", path, "fail", "differs from what the nccl_profile role renders "
                            "now from the family table and this node: %s" % "; ".join(drift), fix))
+    return out
+
+
+def gpu(host, ev, repairs):
+    """The GPU module's findings, each with the command of its repair rung: the node command the check
+    names (a GPU reset, a service restart), a reboot, a phase's re-run, or Google's host repair."""
+    state = ev.get("gpu")
+    if not state:
+        return []
+    if state.get("error"):
+        return [finding(host, "gpu", "GPUs", "warn", "could not run: %s" % state["error"], None)]
+    out = []
+    for item in state.get("findings") or []:
+        rung, action, phase = item.get("rung"), item.get("action"), item.get("phase")
+        if rung == "report_host":
+            fix = repairs.report_host(host, "gpu %s: %s" % (item["subject"], item["cause"]))
+        elif rung == "reboot":
+            fix = repairs.node_command(host, "ansible.builtin.reboot")
+        elif action:
+            fix = repairs.node_command(host, "ansible.builtin.command", " ".join(shlex.quote(a) for a in action))
+        elif phase in REPAIR_TAGS:
+            fix = repairs.role(host, phase)
+        else:
+            fix = None  # nothing on the node to repair (an application's fault): re-run the job
+        out.append(finding(host, "gpu", item["subject"], item["severity"], item["cause"], fix))
     return out
 
 

@@ -8,6 +8,7 @@ Run it with Python 3 as root: python3 tests/sandbox/sandbox.py COMMAND ...
   sandbox.py down --name NAME | --all
   sandbox.py restart --name NAME --node HOST      (like a VM reboot)
   sandbox.py status --name NAME [--json]
+  sandbox.py fault --name NAME --node HOST KIND [ARGS...]   (seed a GPU fault; KIND clear undoes them)
   sandbox.py images                               (build the images only)
   sandbox.py prune-images                         (remove cached images and caches)
 
@@ -50,6 +51,12 @@ def parse(argv):
     p = sub.add_parser("restart", help="restart one node, like a VM reboot")
     p.add_argument("--name", required=True, type=_name)
     p.add_argument("--node", required=True)
+    p = sub.add_parser("fault", help="seed a fault into a node's STAND-IN GPUs (see docs/sandbox.md)",
+                       description="An unknown KIND gets the list of kinds; docs/sandbox.md explains each.")
+    p.add_argument("--name", required=True, type=_name)
+    p.add_argument("--node", required=True)
+    p.add_argument("kind")
+    p.add_argument("args", nargs="*")
     p = sub.add_parser("status", help="nodes, addresses and link MTUs")
     p.add_argument("--name", required=True, type=_name)
     p.add_argument("--json", action="store_true")
@@ -92,6 +99,8 @@ def main(argv=None):
         elif args.cmd == "restart":
             node = cluster.restart(args.name, args.node)
             print("%s restarted (%s)" % (node["name"], node["nics"][0]["ip"]))
+        elif args.cmd == "fault":
+            print(cluster.fault(args.name, args.node, args.kind, args.args))
         elif args.cmd == "status":
             st = cluster.status(args.name)
             if args.json:

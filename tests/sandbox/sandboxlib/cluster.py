@@ -1,6 +1,8 @@
 """Sandbox life cycle: up, down, restart, status."""
 
 import concurrent.futures
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -11,6 +13,7 @@ from . import common, images, inventory, layout, netconfig, standin_sysfs
 
 REGISTRY_ALIAS = "gpudirect-registry.sandbox"
 NCCL_TESTS_BIN = os.path.join(common.SANDBOX_DIR, "standins", "nccl_tests", "bin")
+GPU_STANDIN = os.path.join(common.SANDBOX_DIR, "standins", "gpu", "gpudirect_standin_gpu.py")
 NCCL_TESTS_DEST = "/opt/nccl-tests-standin/build"
 STANDIN_SYSFS = "/var/lib/gpudirect-standin/sysfs"
 # what /sys/module/nvidia/version would say (a stand-in file: the sandbox has no driver)
@@ -186,11 +189,69 @@ def _seed_files(plan, node):
         if (prof.get("rxdm") or {}).get("topology"):
             gpu_ifaces = [node["nics"][i]["iface"] for i in prof["nics"]["gpu_indexes"]]
             standin_sysfs.write_tree(os.path.join(root, STANDIN_SYSFS.lstrip("/")), gpu_ifaces)
+        _gpu_standin(root, prof, node)
         common.podman("cp", root + "/.", "%s:/" % node["name"])
         if os.path.isdir(NCCL_TESTS_BIN):
             opt = os.path.join(tmp, "opt")
             shutil.copytree(NCCL_TESTS_BIN, os.path.join(opt, NCCL_TESTS_DEST.split("/opt/", 1)[1]))
             common.podman("cp", opt + "/.", "%s:/opt" % node["name"])
+
+
+GPU_BOOT_UNIT = """[Unit]
+Description=STAND-IN GPUs (sandbox): clear what a reboot clears
+Before=multi-user.target nvidia-fabricmanager.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/local/sbin/gpudirect-standin-gpu boot
+
+[Install]
+WantedBy=multi-user.target
+"""
+FABRIC_MANAGER_UNIT = """[Unit]
+Description=STAND-IN NVIDIA fabric manager (sandbox: no NVSwitches behind it)
+After=gpudirect-standin-gpu-boot.service
+
+[Service]
+ExecStart=/usr/local/sbin/gpudirect-standin-gpu fabricmanager
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+def _gpu_standin(root, prof, node):
+    """The node's STAND-IN GPUs: PCI entries and driver version in the stand-in sysfs, nvidia-smi, dmesg,
+    the fault tool, their state's settings, and the units that model a reboot and the fabric manager."""
+    gpu = prof["gpu"]
+    buses = standin_sysfs.write_gpus(os.path.join(root, STANDIN_SYSFS.lstrip("/")), gpu["count"],
+                                     STANDIN_DRIVER_VERSION)
+    domain = "%(block)s/%(subblock)s" % node["topology"]
+    digest = hashlib.sha256(domain.encode()).hexdigest()
+    config = {"buses": buses, "smi_name": "NVIDIA %s" % gpu.get("smi_name", "GPU"), "nvlinks": gpu.get("nvlinks"),
+              "fabric": bool(gpu.get("fabric")), "clique_id": int(digest[:4], 16) or 1,
+              "cluster_uuid": "%s-%s-%s-%s-%s" % (digest[:8], digest[8:12], digest[12:16], digest[16:20],
+                                                  digest[20:32])}
+    sbin = os.path.join(root, "usr", "local", "sbin")
+    os.makedirs(sbin, exist_ok=True)
+    for name in ("gpudirect-standin-gpu", "nvidia-smi", "dmesg"):
+        shutil.copy(GPU_STANDIN, os.path.join(sbin, name))
+        os.chmod(os.path.join(sbin, name), 0o755)
+    units = os.path.join(root, "etc", "systemd", "system")
+    wants = os.path.join(units, "multi-user.target.wants")
+    os.makedirs(wants, exist_ok=True)
+    unit_files = {"gpudirect-standin-gpu-boot.service": GPU_BOOT_UNIT}
+    if gpu.get("fabric_manager"):
+        unit_files["nvidia-fabricmanager.service"] = FABRIC_MANAGER_UNIT
+    for name, text in unit_files.items():
+        with open(os.path.join(units, name), "w") as fh:
+            fh.write(text)
+        os.symlink("/etc/systemd/system/%s" % name, os.path.join(wants, name))
+    path = os.path.join(root, "etc", "gpudirect-standin", "gpu.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump(config, fh, indent=1)
 
 
 def _ssh(plan, node, *argv, timeout=15):
@@ -323,6 +384,23 @@ def restart(name, host):
     common.podman("restart", "-t", "10", host)
     wait_ready(plan, node, strict=False)
     return node
+
+
+def fault(name, host, kind, args):
+    """Seed one fault into a node's STAND-IN GPUs; the stand-in's own line says what it did or refused
+    (its FAULTS list the kinds)."""
+    plan = common.load_state(name)
+    if not plan:
+        raise common.SandboxError("no sandbox named %s (run `up --name %s`)" % (name, name))
+    if host not in [n["name"] for n in plan["nodes"]]:
+        raise common.SandboxError("sandbox %s has no node %s (nodes: %s)"
+                                  % (name, host, ", ".join(n["name"] for n in plan["nodes"])))
+    proc = common.podman("exec", host, "/usr/local/sbin/gpudirect-standin-gpu", "fault", kind, *args, check=False)
+    out = (proc.stdout or b"").decode("utf-8", "replace").strip()
+    err = (proc.stderr or b"").decode("utf-8", "replace").strip()
+    if proc.returncode != 0:
+        raise common.SandboxError("%s: %s" % (host, (err or out or "the fault tool failed").splitlines()[-1]))
+    return "%s: %s" % (host, out.splitlines()[-1] if out else "%s seeded" % kind)
 
 
 def node_links(host):

@@ -5,7 +5,9 @@ bus/pci/devices/*/vendor and class).  Sandbox nodes have no NVIDIA GPUs, so the
 sandbox gives the role this tree instead (rxdm_sysfs_root): four PCIe switches,
 each with two GPUs and one GPU NIC, at the PCI addresses of Google's A3 High
 topology file (cluster-toolkit a3high blueprint), the NICs named as the node names
-them.  Nothing else reads it.  Used by the sandbox and by the unit tests.
+them.  Every family's nodes also get their GPUs and the driver's module/nvidia/version
+here (write_gpus), which the GPU checks read (gpudirect_gpu_sys_dir) and the
+STAND-IN nvidia-smi answers for.  Used by the sandbox and by the unit tests.
 """
 
 import os
@@ -30,6 +32,31 @@ def _device(root, switch, bdf, ids):
     if not os.path.lexists(link):
         os.symlink(os.path.relpath(path, os.path.dirname(link)), link)
     return path
+
+
+def gpu_buses(count, switches=A3_HIGH_SWITCHES):
+    """The PCI addresses of a node's first count GPUs, in GPU order."""
+    buses = [bdf for gpu0, gpu1, _nic in switches for bdf in (gpu0, gpu1)]
+    if count > len(buses):
+        raise ValueError("%d GPUs, the stand-in layout has %d" % (count, len(buses)))
+    return buses[:count]
+
+
+def write_gpus(root, count, driver_version, switches=A3_HIGH_SWITCHES):
+    """The GPUs on the PCI bus and the loaded driver's version, under root (a stand-in /sys)."""
+    buses = gpu_buses(count, switches)
+    for number, (gpu0, gpu1, _nic) in enumerate(switches):
+        switch = "0000:00:%02x.0" % (3 + number)
+        for bdf in (gpu0, gpu1):
+            if bdf in buses:
+                _device(root, switch, bdf, NVIDIA_3D)
+    version = os.path.join(root, "module", "nvidia", "version")
+    os.makedirs(os.path.dirname(version), exist_ok=True)
+    with open(version, "w") as fh:
+        fh.write(driver_version + "\n")
+    with open(os.path.join(root, "STAND-IN.txt"), "w") as fh:
+        fh.write("STAND-IN sysfs: a GPU node's PCI layout and driver version for a sandbox node without GPUs\n")
+    return buses
 
 
 def write_tree(root, gpu_ifaces, switches=A3_HIGH_SWITCHES):

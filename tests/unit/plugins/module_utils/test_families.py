@@ -287,7 +287,8 @@ A3_EDGE_DIFFERS_FROM_A3_HIGH = {
 }
 A4_DIFFERS_FROM_A3_ULTRA = {
     "machine_type": "a4-highgpu-8g",
-    "gpu": {"model": "nvidia-b200", "count": 8, "cuda_arch": "100"},
+    "gpu": {"model": "nvidia-b200", "count": 8, "cuda_arch": "100", "smi_name": "B200", "nvlinks": 18,
+            "fabric_manager": True, "fabric": False},
     "nccl_env": {"NCCL_NET": "gIB", "NCCL_TUNER_CONFIG_PATH": "{install_dir}/configs/tuner_config_a4.txtpb"},
     "baselines": [
         {"collective": "all_gather", "bytes": 8589934592, "busbw_gbps": 375.0, "source": "NVM"},

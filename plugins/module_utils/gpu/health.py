@@ -1,0 +1,339 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The GPU side of a node's health: what the driver, nvidia-smi and the kernel log say,
+judged against the family's GPUs.
+
+:func:`gather` reads the node (commands as argument lists, sysfs under a root);
+:func:`judge` turns that evidence into findings and is pure, so unit tests feed it
+real captures. A finding is {component: "gpu", subject, severity, cause, rung,
+action, phase}: ``rung`` is the least disruptive repair that clears it (xid_catalogue.RUNGS),
+``action`` the command that does it on the node, when one does, ``phase`` the
+site.yml phase whose re-run does it, when one does.
+
+Three outcomes per check: nothing (pass), ``fail`` (the GPU cannot be trusted),
+or ``warn`` whose cause starts "could not run" when a tool was missing or broke:
+a missing tool is no proof that the GPU is bad.
+
+Plain Python with no ansible import: diagnose's module, the node health agent and
+the Slurm hooks all call it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import nvidia_smi, xid
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import RECOVERY_ACTIONS
+
+NVIDIA_VENDOR = "0x10de"
+# PCI classes of a GPU: 3D controller (datacenter GPUs), VGA
+GPU_CLASSES = ("0x0302", "0x0300")
+FABRIC_MANAGER_UNIT = "nvidia-fabricmanager"
+# Clock event reasons that mean the hardware is holding the GPU back, with the rung that clears them:
+# HW slowdown and power brake come from the board or the host's power supply; thermal from cooling.
+FAULT_REASONS = {"hw_slowdown": "report_host", "hw_power_brake_slowdown": "report_host",
+                 "hw_thermal_slowdown": "report_host", "sw_thermal_slowdown": "reboot"}
+
+
+def finding(subject, severity, cause, rung, action=None, phase=None):
+    """phase: the site.yml phase (by the component it configures) whose re-run is the repair."""
+    return {"component": "gpu", "subject": subject, "severity": severity, "cause": cause, "rung": rung,
+            "action": action, "phase": phase}
+
+
+def could_not_run(subject, what):
+    return finding(subject, "warn", "could not run: %s" % what, "rerun")
+
+
+def expected_for(family_gpu):
+    """The family table's gpu entry -> what judge() expects (None where the table does not know)."""
+    gpu = family_gpu or {}
+    return {"count": gpu.get("count"), "smi_name": gpu.get("smi_name"), "nvlinks": gpu.get("nvlinks"),
+            "fabric_manager": bool(gpu.get("fabric_manager")), "fabric": bool(gpu.get("fabric"))}
+
+
+def _pci_gpus(sys_dir):
+    base = os.path.join(sys_dir, "bus/pci/devices")
+    out = []
+    for name in sorted(os.listdir(base)):
+        try:
+            with open(os.path.join(base, name, "vendor")) as fh:
+                vendor = fh.read().strip()
+            with open(os.path.join(base, name, "class")) as fh:
+                klass = fh.read().strip()
+        except (IOError, OSError):
+            continue
+        if vendor == NVIDIA_VENDOR and klass[:6] in GPU_CLASSES:
+            out.append(nvidia_smi.bus_key(name))
+    return out
+
+
+def _first_line(text):
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return lines[0] if lines else "no output"
+
+
+def gather(run, which, sys_dir="/sys", fabric_manager=False):
+    """Read the node. run(argv) -> (rc, out, err); which(name) -> path or None.
+
+    sys_dir: where sysfs is (the sandbox points it at its stand-in tree).
+    Returns the evidence judge() reads; a part that could not be read holds its error.
+    """
+    ev = {"driver": None, "driver_error": None, "pci": None, "pci_error": None, "smi": None, "smi_error": None,
+          "smi_missing": False, "nvlink": None, "nvlink_error": None, "kernel_log": None, "kernel_log_error": None,
+          "fabric_manager": None, "fabric_manager_error": None}
+    try:
+        with open(os.path.join(sys_dir, "module/nvidia/version")) as fh:
+            ev["driver"] = fh.read().strip() or "loaded"
+    except (IOError, OSError):
+        ev["driver"] = None
+    try:
+        ev["pci"] = _pci_gpus(sys_dir)
+    except (IOError, OSError) as exc:
+        ev["pci_error"] = "cannot list PCI devices: %s" % (exc.strerror or exc)
+    smi = which("nvidia-smi")
+    if not smi:
+        ev["smi_missing"] = True
+    else:
+        rc, out, err = run([smi, "-q", "-x"])
+        if rc != 0:
+            ev["smi_error"] = "nvidia-smi -q -x exited %d: %s" % (rc, _first_line(err or out))
+        else:
+            try:
+                ev["smi"] = nvidia_smi.parse(out)
+            except nvidia_smi.ParseError as exc:
+                ev["smi_error"] = str(exc)
+        rc, out, err = run([smi, "nvlink", "-s"])
+        if rc == 0:
+            ev["nvlink"] = nvidia_smi.parse_nvlink_status(out)
+        else:
+            ev["nvlink_error"] = "nvidia-smi nvlink -s exited %d: %s" % (rc, _first_line(err or out))
+    dmesg = which("dmesg")
+    if not dmesg:
+        ev["kernel_log_error"] = "no dmesg on PATH"
+    else:
+        rc, out, err = run([dmesg])
+        if rc != 0:
+            ev["kernel_log_error"] = "dmesg exited %d: %s" % (rc, _first_line(err or out))
+        else:
+            ev["kernel_log"] = out
+    if fabric_manager:
+        systemctl = which("systemctl")
+        if not systemctl:
+            ev["fabric_manager_error"] = "no systemctl on PATH"
+        else:
+            rc, out, err = run([systemctl, "is-active", FABRIC_MANAGER_UNIT])
+            ev["fabric_manager"] = (out or "").strip() or "unknown"
+    return ev
+
+
+def _label(gpu):
+    return "GPU %s (%s)" % (gpu["index"], nvidia_smi.bus_key(gpu["pci_bus_id"]) or gpu["pci_bus_id"])
+
+
+def _reset(gpu):
+    return ["nvidia-smi", "--gpu-reset", "-i", str(gpu["index"])]
+
+
+def _presence(expected, ev, gpus):
+    out = []
+    seen = set(nvidia_smi.bus_key(g["pci_bus_id"]) for g in gpus)
+    pci = ev.get("pci")
+    fallen = set(xid.fallen_off(ev.get("kernel_log")))
+    # an Xid 79 line names the same GPU: its finding speaks for it
+    xid79 = set(e["pci_bus_id"] for e in xid.events(ev.get("kernel_log")) if e["xid"] == 79)
+    for bus in pci or []:
+        if bus not in seen and bus not in xid79:
+            why = " and the kernel log says it fell off the bus" if bus in fallen else ""
+            out.append(finding("GPU %s" % bus, "fail", "on the PCI bus but the driver does not see it%s "
+                               "(fallen off the bus)" % why, "reboot", ["reboot"]))
+    count = expected.get("count")
+    on_bus = len(pci) if pci is not None else len(gpus)
+    if count and on_bus < count:
+        out.append(finding("GPUs", "fail", "%d GPU(s) on the PCI bus, the family has %d: a GPU is gone from the "
+                           "host" % (on_bus, count), "report_host"))
+    name = expected.get("smi_name")
+    for gpu in gpus:
+        if name and gpu.get("product_name") and name.lower() not in gpu["product_name"].lower():
+            out.append(finding(_label(gpu), "warn", "is %s; the family's GPU is %s (is the node in the right "
+                               "family?)" % (gpu["product_name"], name), "rerun"))
+    return out
+
+
+# Xids whose fault the GPU's own state reports while it lasts (and a reset or reboot clears): the state
+# finding speaks for them, and once the state is clear the logged line is history, not a fault
+STATE_BACKED = {48: "ecc", 63: "remap", 64: "remap", 92: "ecc", 94: "ecc", 95: "ecc"}
+
+
+def _state_shows(gpu, what):
+    if what == "remap":
+        return bool(gpu.get("remapped_rows_pending") or gpu.get("remapped_rows_failure"))
+    return bool(gpu.get("ecc_volatile_uncorrectable") or gpu.get("remapped_rows_pending"))
+
+
+def _xids(ev, gpus):
+    by_bus = dict((nvidia_smi.bus_key(g["pci_bus_id"]), g) for g in gpus)
+    groups = {}
+    order = []
+    for event in xid.events(ev.get("kernel_log")):
+        key = (event["pci_bus_id"], event["xid"])
+        if key not in groups:
+            order.append(key)
+            groups[key] = []
+        groups[key].append(event)
+    out = []
+    for bus, number in order:
+        seen = groups[(bus, number)]
+        info = xid.describe(number, groups[(bus, number)][-1]["message"])
+        gpu = by_bus.get(bus)
+        subject = _label(gpu) if gpu else "GPU %s" % bus
+        gone = "" if gpu or not gpus else "; the driver no longer sees it"
+        last = seen[-1]["message"]
+        backed = STATE_BACKED.get(number)
+        if backed and gpu:
+            if not _state_shows(gpu, backed):
+                out.append(finding(subject, "warn", "Xid %d (%s) logged since boot, and the GPU's %s state is clear "
+                                   "now (reset since)" % (number, info["meaning"], backed), "rerun"))
+            continue
+        cause = "Xid %d (%s)%s since boot%s" % (
+            number, info["meaning"] if info["known"] else "unknown Xid: " + info["meaning"],
+            (" x%d" % len(seen)) if len(seen) > 1 else "", (": %s" % last) if last else "") + gone
+        action = None
+        if info["repair"] == "reset_gpu" and gpu:
+            action = _reset(gpu)
+        elif info["repair"] == "reboot":
+            action = ["reboot"]
+        out.append(finding(subject, info["severity"], cause, info["repair"], action))
+    return out
+
+
+def _memory(gpu):
+    out = []
+    label = _label(gpu)
+    if gpu.get("remapped_rows_failure"):
+        out.append(finding(label, "fail", "row remapping failed: the GPU's memory has no spare rows left",
+                           "report_host"))
+    if gpu.get("remapped_rows_pending"):
+        out.append(finding(label, "fail", "a row remapping is pending: it takes effect at the next GPU reset",
+                           "reset_gpu", _reset(gpu)))
+    if gpu.get("retired_pages_pending"):
+        out.append(finding(label, "fail", "a page retirement is pending: it takes effect at the next GPU reset",
+                           "reset_gpu", _reset(gpu)))
+    ecc = gpu.get("ecc_volatile_uncorrectable")
+    if ecc and not (gpu.get("remapped_rows_pending") or gpu.get("remapped_rows_failure")):
+        out.append(finding(label, "fail", "%d uncorrectable ECC error(s) since the driver loaded" % ecc,
+                           "reset_gpu", _reset(gpu)))
+    return out
+
+
+def _pcie(gpu):
+    label = _label(gpu)
+    cur_w, max_w = gpu.get("pcie_width_current"), gpu.get("pcie_width_max")
+    if cur_w is not None and max_w and cur_w < max_w:
+        return [finding(label, "fail", "PCIe link trained at x%d of x%d" % (cur_w, max_w), "reboot", ["reboot"])]
+    cur_g, max_g = gpu.get("pcie_gen_current"), gpu.get("pcie_gen_max")
+    # an idle GPU lowers its link speed to save power; only a GPU at full performance must run at full speed
+    if cur_g is not None and max_g and cur_g < max_g and gpu.get("performance_state") == "P0":
+        return [finding(label, "fail", "PCIe link at gen %d of gen %d while at full performance (P0)"
+                        % (cur_g, max_g), "reboot", ["reboot"])]
+    return []
+
+
+def _clocks(gpu):
+    out = []
+    for reason in gpu.get("clock_event_reasons_active") or []:
+        if reason in FAULT_REASONS:
+            out.append(finding(_label(gpu), "fail", "clocks held back: %s active" % reason,
+                               FAULT_REASONS[reason], ["reboot"] if FAULT_REASONS[reason] == "reboot" else None))
+    return out
+
+
+def _nvlink(expected, ev, gpus):
+    want = expected.get("nvlinks")
+    if not want or not gpus:
+        return []
+    if ev.get("nvlink") is None:
+        return [could_not_run("NVLink", ev.get("nvlink_error") or "nvidia-smi nvlink -s gave nothing")]
+    out = []
+    for gpu in gpus:
+        state = ev["nvlink"].get(gpu["index"]) or {"links": 0, "inactive": []}
+        problems = []
+        if state["inactive"]:
+            problems.append("link(s) %s inactive" % ", ".join(str(n) for n in state["inactive"]))
+        if state["links"] < want:
+            problems.append("%d of the family's %d links reported" % (state["links"], want))
+        if problems:
+            out.append(finding(_label(gpu), "fail", "NVLink: %s" % "; ".join(problems), "reboot", ["reboot"]))
+    return out
+
+
+def _fabric(gpu):
+    """A4X: the GPU must have joined its NVLink domain (multi-node NVLink)."""
+    state, status = gpu.get("fabric_state"), gpu.get("fabric_status")
+    clique, cluster = gpu.get("fabric_clique_id"), gpu.get("fabric_cluster_uuid")
+    problems = []
+    if (state or "").lower() != "completed":
+        problems.append("state %s" % (state or "unknown"))
+    if (status or "").lower() != "success":
+        problems.append("status %s" % (status or "unknown"))
+    if not clique or clique.strip("0") == "":
+        problems.append("clique id %s" % (clique or "none"))
+    if not cluster or cluster.replace("-", "").strip("0") == "":
+        problems.append("cluster uuid %s" % (cluster or "none"))
+    if not problems:
+        return []
+    return [finding(_label(gpu), "fail", "not in a healthy NVLink domain (fabric %s): multi-node NVLink will "
+                    "not work" % ", ".join(problems), "reboot", ["reboot"])]
+
+
+def judge(expected, ev):
+    """Evidence from gather() -> findings, most severe rung per subject last in, in a stable order."""
+    if not ev.get("driver"):
+        return [finding("driver", "fail", "the NVIDIA driver is not loaded (no module/nvidia/version in sysfs)", "reboot",
+                        ["reboot"])]
+    if ev.get("smi_missing"):
+        return [could_not_run("nvidia-smi", "nvidia-smi is not on PATH")]
+    out = []
+    if ev.get("smi_error"):
+        # the driver is loaded and nvidia-smi is there: a GPU that does not answer makes it fail
+        out.append(finding("nvidia-smi", "fail", ev["smi_error"], "reboot", ["reboot"]))
+    gpus = ev.get("smi") or []
+    if ev.get("pci_error"):
+        out.append(could_not_run("PCI bus", ev["pci_error"]))
+    out.extend(_presence(expected, ev, gpus))
+    if ev.get("kernel_log_error"):
+        out.append(could_not_run("kernel log", ev["kernel_log_error"]))
+    out.extend(_xids(ev, gpus))
+    for gpu in gpus:
+        out.extend(_memory(gpu))
+        out.extend(_pcie(gpu))
+        out.extend(_clocks(gpu))
+        action = (gpu.get("recovery_action") or "").upper().replace(" ", "_")
+        if action and action != "NONE":
+            rung = RECOVERY_ACTIONS.get(action, "reboot")
+            out.append(finding(_label(gpu), "fail", "the driver asks for recovery: %s" % gpu["recovery_action"], rung,
+                               _reset(gpu) if rung == "reset_gpu" else (["reboot"] if rung == "reboot" else None)))
+        if gpu.get("persistence_mode") is False:
+            out.append(finding(_label(gpu), "warn", "persistence mode is off: every job start pays the driver's "
+                               "initialisation", "rerun", phase="host"))
+        if expected.get("fabric"):
+            out.extend(_fabric(gpu))
+    out.extend(_nvlink(expected, ev, gpus))
+    if expected.get("fabric_manager"):
+        if ev.get("fabric_manager_error"):
+            out.append(could_not_run(FABRIC_MANAGER_UNIT, ev["fabric_manager_error"]))
+        elif ev.get("fabric_manager") != "active":
+            out.append(finding(FABRIC_MANAGER_UNIT, "fail", "the fabric manager is %s: the GPUs cannot use the "
+                               "NVSwitches (CUDA reports no peer access, NCCL falls back to PCIe)"
+                               % ev.get("fabric_manager"), "rerun",
+                               ["systemctl", "restart", FABRIC_MANAGER_UNIT]))
+    return out
+
+
+def check(expected, run, which, sys_dir="/sys"):
+    """gather() then judge(): {driver, gpus, findings}."""
+    ev = gather(run, which, sys_dir=sys_dir, fabric_manager=expected.get("fabric_manager"))
+    return {"driver": ev.get("driver"), "gpus": ev.get("smi") or [], "findings": judge(expected, ev)}

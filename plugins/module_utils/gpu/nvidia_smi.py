@@ -1,0 +1,180 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What ``nvidia-smi`` prints, turned into per-GPU records.
+
+``nvidia-smi -q -x`` has two schemas in the field: drivers before R535 name the
+clock block ``clocks_throttle_reasons`` (``clocks_throttle_reason_*``), later ones
+``clocks_event_reasons``; ECC counts are ``single_bit``/``double_bit`` on older
+GPUs and SRAM/DRAM correctable/uncorrectable on Hopper and later. Every field a
+GPU or mode lacks prints ``N/A``, which becomes None here, never zero.
+
+Plain Python with no ansible import: the node health agent runs it on the node.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+import xml.etree.ElementTree as ET
+
+FIELDS = ("index", "pci_bus_id", "product_name", "uuid", "ecc_volatile_uncorrectable", "remapped_rows_pending",
+          "remapped_rows_failure", "retired_pages_pending", "pcie_gen_current", "pcie_gen_max",
+          "pcie_width_current", "pcie_width_max", "clock_event_reasons_active", "persistence_mode",
+          "fabric_state", "fabric_status", "fabric_clique_id", "fabric_cluster_uuid", "performance_state",
+          "recovery_action")
+
+_MISSING = ("", "n/a", "[n/a]", "not supported", "[not supported]", "unknown error", "[unknown error]")
+_DOCTYPE = re.compile(r"<!DOCTYPE[^>]*>", re.IGNORECASE)
+# "Link 3: 26.562 GB/s" or "Link 3: <inactive>"
+_LINK = re.compile(r"^\s*Link\s+(\d+):\s*(.*?)\s*$")
+_GPU_HEAD = re.compile(r"^GPU\s+(\d+):")
+
+
+class ParseError(ValueError):
+    """Text that is not what the tool prints; one line saying why."""
+
+
+def _text(node, path):
+    found = node.find(path) if node is not None else None
+    if found is None or found.text is None:
+        return None
+    value = found.text.strip()
+    return None if value.lower() in _MISSING else value
+
+
+def _int(value):
+    if value is None:
+        return None
+    match = re.match(r"^\s*(-?\d+)", value)
+    return int(match.group(1)) if match else None
+
+
+def _flag(value):
+    """Yes/No, Enabled/Disabled, Active/Not Active -> bool; anything else -> None."""
+    if value is None:
+        return None
+    low = value.lower()
+    if low in ("yes", "enabled", "active", "true"):
+        return True
+    if low in ("no", "disabled", "not active", "false"):
+        return False
+    return None
+
+
+def bus_key(bus_id):
+    """A PCI address as '0000:06:00' (domain, bus, device): the form kernel Xid lines use.
+
+    nvidia-smi prints '00000000:06:00.0' (an 8-digit domain), sysfs '0000:06:00.0', NVRM 'PCI:0000:06:00'.
+    """
+    if not bus_id:
+        return None
+    match = re.search(r"([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})", bus_id)
+    if not match:
+        return None
+    return ("%s:%s:%s" % (match.group(1)[-4:], match.group(2), match.group(3))).lower()
+
+
+def _ecc_uncorrectable(gpu):
+    volatile = gpu.find("ecc_errors/volatile")
+    if volatile is None:
+        return None
+    older = _text(volatile, "double_bit/total")
+    if older is not None:
+        return _int(older)
+    parts = [_int(_text(volatile, name)) for name in
+             ("dram_uncorrectable", "sram_uncorrectable", "sram_uncorrectable_parity", "sram_uncorrectable_secded")]
+    known = [p for p in parts if p is not None]
+    return sum(known) if known else None
+
+
+def _retired_pending(gpu):
+    value = _flag(_text(gpu, "retired_pages/pending_retirement"))
+    if value is None:
+        # Hopper and later retire nothing (rows are remapped); older text says "Pending page blacklist"
+        value = _flag(_text(gpu, "retired_pages/pending_blacklist"))
+    return value
+
+
+def _reasons(gpu):
+    for block, prefix in (("clocks_event_reasons", "clocks_event_reason_"),
+                          ("clocks_throttle_reasons", "clocks_throttle_reason_")):
+        node = gpu.find(block)
+        if node is None:
+            continue
+        active = []
+        for child in node:
+            if _flag((child.text or "").strip()) and child.tag.startswith(prefix):
+                active.append(child.tag[len(prefix):])
+        return active
+    return None
+
+
+def _record(index, gpu):
+    link = gpu.find("pci/pci_gpu_link_info")
+    return {
+        "index": index,
+        "pci_bus_id": _text(gpu, "pci/pci_bus_id") or gpu.get("id"),
+        "product_name": _text(gpu, "product_name"),
+        "uuid": _text(gpu, "uuid"),
+        "ecc_volatile_uncorrectable": _ecc_uncorrectable(gpu),
+        "remapped_rows_pending": _flag(_text(gpu, "remapped_rows/remapped_row_pending")),
+        "remapped_rows_failure": _flag(_text(gpu, "remapped_rows/remapped_row_failure")),
+        "retired_pages_pending": _retired_pending(gpu),
+        "pcie_gen_current": _int(_text(link, "pcie_gen/current_link_gen")),
+        "pcie_gen_max": _int(_text(link, "pcie_gen/max_link_gen")),
+        "pcie_width_current": _int(_text(link, "link_widths/current_link_width")),
+        "pcie_width_max": _int(_text(link, "link_widths/max_link_width")),
+        "clock_event_reasons_active": _reasons(gpu),
+        "persistence_mode": _flag(_text(gpu, "persistence_mode")),
+        "fabric_state": _text(gpu, "fabric/state"),
+        "fabric_status": _text(gpu, "fabric/status"),
+        "fabric_clique_id": _text(gpu, "fabric/cliqueId"),
+        "fabric_cluster_uuid": _text(gpu, "fabric/clusterUuid"),
+        "performance_state": _text(gpu, "performance_state"),
+        "recovery_action": _text(gpu, "gpu_recovery_action"),
+    }
+
+
+def parse(text):
+    """``nvidia-smi -q -x`` output -> [record] in the order nvidia-smi lists the GPUs (its index order)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if not isinstance(text, str) or not text.strip():
+        raise ParseError("no nvidia-smi output to read")
+    # the DTD is named, never fetched; drop it so no parser tries
+    try:
+        root = ET.fromstring(_DOCTYPE.sub("", text, count=1).encode("utf-8"))
+    except ET.ParseError as exc:
+        raise ParseError("nvidia-smi -q -x output is not XML (%s)" % exc)
+    if root.tag != "nvidia_smi_log":
+        raise ParseError("nvidia-smi -q -x output has no nvidia_smi_log element (found %s)" % root.tag)
+    return [_record(index, gpu) for index, gpu in enumerate(root.findall("gpu"))]
+
+
+def driver_version(text):
+    """The driver version nvidia-smi -q -x reports, or None."""
+    match = re.search(r"<driver_version>\s*([^<\s]+)\s*</driver_version>", text or "")
+    return match.group(1) if match else None
+
+
+def parse_nvlink_status(text):
+    """``nvidia-smi nvlink -s`` -> {gpu index: {"links": n, "inactive": [link, ...]}}.
+
+    A GPU with no NVLink prints no link lines, and so has no entry.
+    """
+    out = {}
+    gpu = None
+    for line in (text or "").splitlines():
+        head = _GPU_HEAD.match(line)
+        if head:
+            gpu = int(head.group(1))
+            continue
+        link = _LINK.match(line)
+        if link and gpu is not None:
+            entry = out.setdefault(gpu, {"links": 0, "inactive": []})
+            entry["links"] += 1
+            if "inactive" in link.group(2).lower():
+                entry["inactive"].append(int(link.group(1)))
+    return out

@@ -1,0 +1,97 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Xid events in the kernel log, and what each one means for the node.
+
+The NVIDIA driver logs a GPU fault as one line:
+``NVRM: Xid (PCI:0000:9b:00): 79, pid=..., name=..., GPU has fallen off the bus.``
+Several lines for one fault are common (Xid 13 comes in threes, 45 follows
+earlier Xids), so events are counted per GPU and Xid. A GPU can also fall off
+the bus with no Xid line (``NVRM: GPU 0000:9b:00.0: GPU has fallen off the bus``):
+:func:`fallen_off` finds those.
+
+Plain Python with no ansible import: the node health agent runs it on the node.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.nvidia_smi import bus_key
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import RUNGS, SUBCODE_XIDS, XIDS
+
+_XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F:.]+)\):\s*(\d+)\s*(?:,\s*(.*))?$")
+_PID = re.compile(r"^pid=('?)([^,']*)\1\s*(?:,\s*)?")
+_NAME = re.compile(r"^name=([^,]*)\s*(?:,\s*)?")
+_FALLEN = re.compile(r"NVRM: GPU (?:at PCI:)?([0-9a-fA-F:.]+):? GPU has fallen off the bus", re.IGNORECASE)
+# the driver's longer report spans lines: "NVRM: The NVIDIA GPU 0000:b3:00.0" ... "fallen off the bus"
+_THE_GPU = re.compile(r"NVRM: The NVIDIA GPU ([0-9a-fA-F:.]+)")
+# A pid field is a number, or '<unknown>' when the fault has no process
+_UNKNOWN_PID = ("<unknown>", "", "unknown")
+
+
+def events(text):
+    """Kernel log text -> [{pci_bus_id, xid, pid, message}] in log order.
+
+    pci_bus_id is the '0000:9b:00' form (nvidia_smi.bus_key); pid is an int or None.
+    """
+    out = []
+    for line in (text or "").splitlines():
+        match = _XID.search(line)
+        if not match:
+            continue
+        rest = (match.group(3) or "").strip()
+        pid = None
+        found = _PID.match(rest)
+        if found:
+            value = found.group(2).strip()
+            pid = int(value) if value.isdigit() else None
+            rest = rest[found.end():]
+            name = _NAME.match(rest)
+            if name:
+                rest = rest[name.end():]
+        out.append({"pci_bus_id": bus_key(match.group(1)) or match.group(1).lower(), "xid": int(match.group(2)),
+                    "pid": pid, "message": rest.strip()})
+    return out
+
+
+def fallen_off(text):
+    """Bus ids ('0000:9b:00') the kernel log says fell off the bus without an Xid line."""
+    seen = []
+    lines = (text or "").splitlines()
+    for number, line in enumerate(lines):
+        match = _FALLEN.search(line)
+        if not match:
+            match = _THE_GPU.search(line)
+            if match and not any("fallen off the bus" in later for later in lines[number + 1:number + 4]):
+                match = None
+        if match and "Xid" not in line:
+            key = bus_key(match.group(1))
+            if key and key not in seen:
+                seen.append(key)
+    return seen
+
+
+def describe(number, message=""):
+    """The catalogue entry of one Xid: {xid, known, meaning, severity, repair, source}.
+
+    An Xid the catalogue lacks is named as unknown: a warn whose repair is the lowest
+    rung that proves the GPU (a reset), never dropped. The NVLink Xids that say
+    "Nonfatal" on their line are warnings whatever the catalogue's fatal reading.
+    """
+    entry = XIDS.get(number)
+    if entry is not None and number in SUBCODE_XIDS and re.search(r"\bnon-?fatal\b", message or "", re.I):
+        entry = dict(entry, severity="warn", repair="rerun")
+    if entry is None:
+        return {"xid": number, "known": False, "meaning": "not in this collection's Xid catalogue",
+                "severity": "warn", "repair": "reset_gpu", "source": None}
+    out = dict(entry)
+    out.update({"xid": number, "known": True})
+    return out
+
+
+def rung_order(rung):
+    """Least disruptive first: the index of a repair rung (unknown rungs last)."""
+    return RUNGS.index(rung) if rung in RUNGS else len(RUNGS)

@@ -1,0 +1,148 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: gpu_health_info
+short_description: Judge a node's GPUs against its machine family
+version_added: 1.0.0
+author:
+  - gpudirect.gcp contributors (@gpudirect)
+description:
+  - Reads the node's GPUs the way an on-call engineer would, and says what is wrong with each, against the
+    family table's GPU count, model and NVLink links.
+  - "Checks: the NVIDIA driver loaded; every GPU on the PCI bus seen by the driver (a GPU that fell off the bus
+    is named by its bus id); Xid events in the kernel log since boot, each through the collection's Xid
+    catalogue (an Xid the catalogue lacks is named as unknown); uncorrectable ECC errors, pending or failed
+    row remapping, pending page retirement; PCIe link width below the maximum (and generation, for a GPU at
+    full performance); clock event reasons that mean a fault; persistence mode; NVLink links inactive or
+    fewer than the family has; C(nvidia-fabricmanager) running on families with NVSwitches; on A4X, every
+    GPU's fabric state (completed, success, non-zero clique and cluster ids)."
+  - "On families with IMEX (A4X), also IMEX: the service running, C(nodes_config.cfg) listing exactly the
+    VMs of the node's NVLink domain (O(imex_nodes)), the channel devices present, and C(nvidia-imex-ctl -q)
+    answering C(READY); these findings have component C(imex)."
+  - Each finding carries the least disruptive repair that clears it (RV(findings[].rung)) and, where one command
+    on the node does it, that command (RV(findings[].action)).
+  - A tool that is missing or breaks gives a C(warn) whose cause starts with C(could not run), never a C(fail).
+  - Changes nothing. Runs C(nvidia-smi) and C(dmesg), so it needs root (become).
+options:
+  family:
+    description: The node's machine family (C(gpu_family) from the inventory).
+    type: str
+    required: true
+  sys_dir:
+    description: Where sysfs is mounted. Only a test bed without GPUs points it elsewhere.
+    type: path
+    default: /sys
+  imex_nodes:
+    description:
+      - Addresses of the VMs of the node's NVLink domain, which C(nodes_config.cfg) must list (the
+        P(gpudirect.gcp.nvlink_domain_peers#filter) filter gives them). Unset, the list is not compared.
+      - Ignored on families without IMEX.
+    type: list
+    elements: str
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+  - gpudirect.gcp.attributes.READ_ONLY
+seealso:
+  - name: NVIDIA Xid errors
+    description: What each Xid means and NVIDIA's recommended action.
+    link: https://docs.nvidia.com/deploy/xid-errors/index.html
+"""
+
+EXAMPLES = r"""
+- name: Judge the GPUs
+  gpudirect.gcp.gpu_health_info:
+    family: "{{ gpu_family }}"
+  become: true
+  register: gpu_health
+
+- name: Name every failing GPU
+  ansible.builtin.debug:
+    msg: "{{ item.subject }}: {{ item.cause }} (repair: {{ item.rung }})"
+  loop: "{{ gpu_health.findings | selectattr('severity', 'equalto', 'fail') }}"
+"""
+
+RETURN = r"""
+driver:
+  description: The loaded NVIDIA driver's version, or null when none is loaded.
+  returned: always
+  type: str
+  sample: 580.159.04
+gpus:
+  description: What C(nvidia-smi -q -x) says of each GPU the driver sees (the records of the
+    P(gpudirect.gcp.nvidia_smi_parse#filter) filter).
+  returned: always
+  type: list
+  elements: dict
+findings:
+  description: One per fault.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    component:
+      description: C(gpu), or C(imex) for the IMEX checks.
+      type: str
+    subject:
+      description: The GPU (index and bus id), or the driver, tool or service at fault.
+      type: str
+      sample: GPU 3 (0000:8b:00)
+    severity:
+      description: C(fail), or C(warn) (including checks that could not run).
+      type: str
+    cause:
+      description: One line with the evidence.
+      type: str
+      sample: "Xid 79 (GPU has fallen off the bus) since boot; the driver no longer sees it"
+    rung:
+      description: The least disruptive repair that clears it, C(rerun), C(reset_gpu), C(reboot) or C(report_host).
+      type: str
+    action:
+      description: The command that does that repair on the node, as an argument list, or null.
+      type: list
+      elements: str
+    phase:
+      description: The C(gpudirect.gcp.site) phase, by the component it configures (C(host)), whose re-run is
+        the repair, or null.
+      type: str
+verdict:
+  description: C(fail) when any finding fails, C(warn) when any warns, else C(pass).
+  returned: always
+  type: str
+"""
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health, imex
+
+
+def main():
+    gm = GpuModule(dict(
+        family=dict(type="str", required=True),
+        sys_dir=dict(type="path", default="/sys"),
+        imex_nodes=dict(type="list", elements="str"),
+    ))
+    fam = families.FAMILIES.get(gm.params["family"])
+    if fam is None:
+        gm.fail("family: unknown family %r (known: %s)" % (gm.params["family"], ", ".join(families.family_names())))
+
+    def run(argv):
+        return gm.run(argv)
+
+    result = health.check(health.expected_for(fam["gpu"]), run, gm.which, sys_dir=gm.params["sys_dir"])
+    if fam.get("imex"):
+        state = imex.gather(run, gm.which, fam["imex"])
+        result["findings"] += imex.judge(fam["imex"], gm.params["imex_nodes"], state)
+    severities = set(f["severity"] for f in result["findings"])
+    verdict = "fail" if "fail" in severities else ("warn" if "warn" in severities else "pass")
+    gm.exit(changed=False, verdict=verdict, **result)
+
+
+if __name__ == "__main__":
+    main()

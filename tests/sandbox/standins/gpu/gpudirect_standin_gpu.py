@@ -1,0 +1,293 @@
+#!/usr/bin/python3
+"""STAND-IN for a node's GPUs (sandbox nodes have none): nvidia-smi, dmesg and the
+fabric manager, all driven by one per-node state file, and the fault tool that
+seeds faults into it.
+
+Installed as /usr/local/bin/nvidia-smi, /usr/local/bin/dmesg and
+/usr/local/sbin/gpudirect-standin-gpu; the name it is called by picks the part.
+
+  nvidia-smi -q -x             the real XML schema (nvsmi_device_v13) for the GPUs the driver sees
+  nvidia-smi nvlink -s         per-GPU link lines as the real tool prints them
+  nvidia-smi --gpu-reset -i N  what a reset clears: volatile ECC, a pending row remap (applied)
+  dmesg                        the stand-in kernel log (Xid lines the faults add)
+  gpudirect-standin-gpu boot   what a reboot clears (run by a unit at every boot)
+  gpudirect-standin-gpu fault KIND [ARGS...]   seed a fault (see FAULTS)
+  gpudirect-standin-gpu fabricmanager           the stand-in nvidia-fabricmanager service
+
+What survives what follows the real hardware: a reset or reboot does not give back
+spare rows (remap failure) nor fix a board that holds its clocks down (hw_slowdown);
+a reboot retrains PCIe and NVLink, brings back a GPU that fell off the bus and clears
+the kernel log.
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+
+CONFIG = "/etc/gpudirect-standin/gpu.json"
+STATE = "/var/lib/gpudirect-standin/gpu/state.json"
+DRIVER = "570.172.08"
+XID_TEXT = {79: "GPU has fallen off the bus.", 48: "An uncorrectable double bit error (DBE) has been detected "
+            "on GPU in the framebuffer at partition 0, subpartition 0.", 63: "Row Remapper: New row marked for "
+            "remapping, reset gpu to activate.", 64: "Row Remapper: Failed to remap row.", 74: "NVLink: fatal "
+            "error detected on link 3(0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0)", 94: "Contained ECC error.",
+            95: "Uncontained ECC error.", 119: "Timeout after 6s of waiting for RPC response from GPU0 GSP!"}
+REASONS = ("gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "hw_thermal_slowdown",
+           "hw_power_brake_slowdown", "sync_boost", "sw_thermal_slowdown", "display_clocks_setting")
+FAULTS = ("gpu-xid GPU XID", "gpu-ecc GPU", "gpu-remap-pending GPU", "gpu-remap-failure GPU", "gpu-pcie GPU WIDTH",
+          "gpu-missing GPU", "gpu-nvlink GPU LINKS_DOWN", "gpu-throttle GPU REASON", "gpu-fabric GPU STATE",
+          "fabricmanager-stop", "clear")
+
+
+class Refused(Exception):
+    pass
+
+
+def _now():
+    return "[%12.6f]" % (time.monotonic())
+
+
+def _fresh():
+    with open(CONFIG) as fh:
+        cfg = json.load(fh)
+    gpus = []
+    for index, bus in enumerate(cfg["buses"]):
+        gpus.append({"index": index, "bus": bus, "uuid": "GPU-5a4d0000-0000-4000-8000-%012x" % (index + 1),
+                     "present": True, "ecc": 0, "remap_pending": False, "remap_failure": False,
+                     "width": 16, "nvlink_down": 0, "reasons": [], "fabric": None})
+    return {"config": cfg, "gpus": gpus, "kernel_log": [], "standin": "STAND-IN GPU state (sandbox, no GPUs)"}
+
+
+def load():
+    try:
+        with open(STATE) as fh:
+            return json.load(fh)
+    except (IOError, OSError, ValueError):
+        return _fresh()
+
+
+def save(state):
+    os.makedirs(os.path.dirname(STATE), exist_ok=True)
+    tmp = STATE + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(state, fh, indent=1)
+    os.replace(tmp, STATE)
+
+
+def _gpu(state, arg):
+    try:
+        index = int(arg)
+        return state["gpus"][index]
+    except (ValueError, IndexError):
+        raise Refused("no GPU %r: the node has GPUs 0-%d" % (arg, len(state["gpus"]) - 1))
+
+
+def _xid_line(gpu, number, text=None):
+    bus = gpu["bus"]  # 0000:04:00.0 -> PCI:0000:04:00
+    return "%s NVRM: Xid (PCI:%s): %d, pid='<unknown>', name=<unknown>, %s" % (
+        _now(), bus.rsplit(".", 1)[0], number, text or XID_TEXT.get(number, "STAND-IN event."))
+
+
+def fault(state, kind, args):
+    cfg = state["config"]
+    need = dict((f.split()[0], len(f.split()) - 1) for f in FAULTS)
+    if kind not in need:
+        raise Refused("unknown fault %r; kinds: %s" % (kind, "; ".join(FAULTS)))
+    if len(args) != need[kind]:
+        raise Refused("%s takes %d argument(s): %s" % (kind, need[kind], [f for f in FAULTS if f.startswith(kind)][0]))
+    if kind == "clear":
+        save(_fresh())
+        return "cleared every fault"
+    if kind == "fabricmanager-stop":
+        os.execvp("systemctl", ["systemctl", "stop", "nvidia-fabricmanager"])
+    gpu = _gpu(state, args[0])
+    if kind == "gpu-xid":
+        number = int(args[1])
+        state["kernel_log"].append(_xid_line(gpu, number))
+        if number == 79:
+            gpu["present"] = False
+    elif kind == "gpu-missing":
+        gpu["present"] = False
+        state["kernel_log"].append(_xid_line(gpu, 79))
+    elif kind == "gpu-ecc":
+        gpu["ecc"] += 1
+        state["kernel_log"].append(_xid_line(gpu, 94))
+    elif kind == "gpu-remap-pending":
+        gpu["remap_pending"] = True
+        state["kernel_log"].append(_xid_line(gpu, 63))
+    elif kind == "gpu-remap-failure":
+        gpu["remap_failure"] = True
+        state["kernel_log"].append(_xid_line(gpu, 64))
+    elif kind == "gpu-pcie":
+        width = int(args[1])
+        if width not in (1, 2, 4, 8, 16):
+            raise Refused("a PCIe link is x1, x2, x4, x8 or x16, not x%d" % width)
+        gpu["width"] = width
+    elif kind == "gpu-nvlink":
+        down = int(args[1])
+        if not 0 < down <= (cfg.get("nvlinks") or 0):
+            raise Refused("this GPU has %s NVLink links" % (cfg.get("nvlinks") or "no"))
+        gpu["nvlink_down"] = down
+    elif kind == "gpu-throttle":
+        if args[1] not in REASONS:
+            raise Refused("unknown clock event reason %r; one of %s" % (args[1], ", ".join(REASONS)))
+        gpu["reasons"].append(args[1])
+    elif kind == "gpu-fabric":
+        if not cfg.get("fabric"):
+            raise Refused("this family's GPUs are in no multi-node NVLink fabric")
+        gpu["fabric"] = args[1]
+    save(state)
+    return "seeded %s on GPU %s (%s)" % (kind, gpu["index"], gpu["bus"])
+
+
+def reset(state, index):
+    gpu = _gpu(state, index)
+    if not gpu["present"]:
+        raise Refused("Unable to reset GPU %s: the GPU is not accessible" % gpu["bus"])
+    gpu["ecc"] = 0
+    gpu["remap_pending"] = False
+    save(state)
+    return "GPU 0000000%s was successfully reset." % gpu["bus"]
+
+
+def boot(state):
+    """A reboot: the driver reloads (volatile ECC gone, pending remaps applied), links retrain."""
+    for gpu in state["gpus"]:
+        gpu.update({"present": True, "ecc": 0, "remap_pending": False, "width": 16, "nvlink_down": 0,
+                    "reasons": [r for r in gpu["reasons"] if r.startswith("hw_")]})
+    state["kernel_log"] = []
+    save(state)
+
+
+def _esc(text):
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def smi_xml(state):
+    cfg = state["config"]
+    gpus = [g for g in state["gpus"] if g["present"]]
+    out = ['<?xml version="1.0" ?>', '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">',
+           "<!-- STAND-IN nvidia-smi (sandbox): no GPU behind this output -->", "<nvidia_smi_log>",
+           "\t<driver_version>%s</driver_version>" % DRIVER, "\t<cuda_version>12.8</cuda_version>",
+           "\t<attached_gpus>%d</attached_gpus>" % len(gpus)]
+    for gpu in gpus:
+        domain, bus, rest = gpu["bus"].split(":")
+        bad_fabric = gpu.get("fabric")
+        fabric = ("N/A", "N/A", "N/A", "N/A")
+        if cfg.get("fabric"):
+            fabric = (bad_fabric or "Completed", "Success" if not bad_fabric else "Insufficient Resources",
+                      "0" if bad_fabric else str(cfg["clique_id"]),
+                      "00000000-0000-0000-0000-000000000000" if bad_fabric else cfg["cluster_uuid"])
+        reasons = "".join("\t\t\t<clocks_event_reason_%s>%s</clocks_event_reason_%s>\n"
+                          % (r, "Active" if r in gpu["reasons"] or (r == "gpu_idle" and not gpu["reasons"])
+                             else "Not Active", r) for r in REASONS)
+        out.append("""\t<gpu id="0000%(domain)s:%(bus)s:%(rest)s">
+\t\t<product_name>%(name)s</product_name>
+\t\t<persistence_mode>Enabled</persistence_mode>
+\t\t<uuid>%(uuid)s</uuid>
+\t\t<minor_number>%(index)d</minor_number>
+\t\t<gpu_recovery_action>None</gpu_recovery_action>
+\t\t<pci>
+\t\t\t<pci_bus>%(bus)s</pci_bus>
+\t\t\t<pci_bus_id>0000%(domain)s:%(bus)s:%(rest)s</pci_bus_id>
+\t\t\t<pci_gpu_link_info>
+\t\t\t\t<pcie_gen>
+\t\t\t\t\t<max_link_gen>5</max_link_gen>
+\t\t\t\t\t<current_link_gen>5</current_link_gen>
+\t\t\t\t</pcie_gen>
+\t\t\t\t<link_widths>
+\t\t\t\t\t<max_link_width>16x</max_link_width>
+\t\t\t\t\t<current_link_width>%(width)dx</current_link_width>
+\t\t\t\t</link_widths>
+\t\t\t</pci_gpu_link_info>
+\t\t</pci>
+\t\t<performance_state>P0</performance_state>
+\t\t<clocks_event_reasons>
+%(reasons)s\t\t</clocks_event_reasons>
+\t\t<ecc_errors>
+\t\t\t<volatile>
+\t\t\t\t<sram_correctable>0</sram_correctable>
+\t\t\t\t<sram_uncorrectable_parity>0</sram_uncorrectable_parity>
+\t\t\t\t<sram_uncorrectable_secded>0</sram_uncorrectable_secded>
+\t\t\t\t<dram_correctable>0</dram_correctable>
+\t\t\t\t<dram_uncorrectable>%(ecc)d</dram_uncorrectable>
+\t\t\t</volatile>
+\t\t</ecc_errors>
+\t\t<retired_pages>
+\t\t\t<pending_retirement>N/A</pending_retirement>
+\t\t</retired_pages>
+\t\t<remapped_rows>
+\t\t\t<remapped_row_pending>%(pending)s</remapped_row_pending>
+\t\t\t<remapped_row_failure>%(failure)s</remapped_row_failure>
+\t\t</remapped_rows>
+\t\t<fabric>
+\t\t\t<state>%(f0)s</state>
+\t\t\t<status>%(f1)s</status>
+\t\t\t<cliqueId>%(f2)s</cliqueId>
+\t\t\t<clusterUuid>%(f3)s</clusterUuid>
+\t\t</fabric>
+\t</gpu>""" % {"domain": domain, "bus": bus, "rest": rest, "name": _esc(cfg["smi_name"]), "uuid": gpu["uuid"],
+               "index": gpu["index"], "width": gpu["width"], "reasons": reasons, "ecc": gpu["ecc"],
+               "pending": "Yes" if gpu["remap_pending"] else "No", "failure": "Yes" if gpu["remap_failure"] else "No",
+               "f0": fabric[0], "f1": fabric[1], "f2": fabric[2], "f3": fabric[3]})
+    out.append("</nvidia_smi_log>")
+    return "\n".join(out) + "\n"
+
+
+def smi_nvlink(state):
+    links = state["config"].get("nvlinks") or 0
+    out = []
+    for number, gpu in enumerate(g for g in state["gpus"] if g["present"]):
+        out.append("GPU %d: %s (UUID: %s)" % (number, state["config"]["smi_name"], gpu["uuid"]))
+        for link in range(links):
+            down = link >= links - gpu["nvlink_down"]
+            out.append("\t Link %d: %s" % (link, "<inactive>" if down else "26.562 GB/s"))
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def nvidia_smi(argv):
+    state = load()
+    if argv[:2] == ["-q", "-x"]:
+        sys.stdout.write(smi_xml(state))
+    elif argv[:2] == ["nvlink", "-s"]:
+        sys.stdout.write(smi_nvlink(state))
+    elif argv[:1] in (["-r"], ["--gpu-reset"]) and len(argv) == 3 and argv[1] == "-i":
+        print(reset(state, argv[2]))
+    elif not argv:
+        print("STAND-IN nvidia-smi (sandbox): %d GPU(s), no GPU behind them; try -q -x"
+              % sum(1 for g in state["gpus"] if g["present"]))
+    else:
+        raise Refused("the stand-in knows -q -x, nvlink -s and --gpu-reset -i N, not %s" % " ".join(argv))
+
+
+def main(argv):
+    name = os.path.basename(argv[0])
+    try:
+        if name == "nvidia-smi":
+            nvidia_smi(argv[1:])
+        elif name == "dmesg":
+            state = load()
+            print("%s STAND-IN kernel log (sandbox): only the GPU driver's lines the seeded faults add" % _now())
+            for line in state["kernel_log"]:
+                print(line)
+        elif argv[1:2] == ["boot"]:
+            boot(load())
+        elif argv[1:2] == ["fault"] and len(argv) > 2:
+            print(fault(load(), argv[2], argv[3:]))
+        elif argv[1:2] == ["fabricmanager"]:
+            print("STAND-IN nvidia-fabricmanager (sandbox): running, no NVSwitch behind it", flush=True)
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+            while True:
+                time.sleep(3600)
+        else:
+            raise Refused(__doc__.strip().splitlines()[0])
+    except Refused as exc:
+        print("%s: %s" % (name, exc), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
