@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""STAND-IN for a node's GPUs (sandbox nodes have none): nvidia-smi, dmesg and the
-fabric manager, all driven by one per-node state file, and the fault tool that
-seeds faults into it.
+"""STAND-IN for a node's GPUs (sandbox nodes have none): nvidia-smi, dmesg, the
+fabric manager and IMEX, all driven by one per-node state file, and the fault
+tool that seeds faults into it.
 
-Installed as /usr/local/bin/nvidia-smi, /usr/local/bin/dmesg and
-/usr/local/sbin/gpudirect-standin-gpu; the name it is called by picks the part.
+Installed in /usr/local/sbin as nvidia-smi, dmesg, nvidia-imex, nvidia-imex-ctl
+and gpudirect-standin-gpu; the name it is called by picks the part.
 
   nvidia-smi -q -x             the real XML schema (nvsmi_device_v13) for the GPUs the driver sees
   nvidia-smi nvlink -s         per-GPU link lines as the real tool prints them
@@ -13,6 +13,9 @@ Installed as /usr/local/bin/nvidia-smi, /usr/local/bin/dmesg and
   gpudirect-standin-gpu boot   what a reboot clears (run by a unit at every boot)
   gpudirect-standin-gpu fault KIND [ARGS...]   seed a fault (see FAULTS)
   gpudirect-standin-gpu fabricmanager           the stand-in nvidia-fabricmanager service
+  nvidia-imex                  IMEX's daemon: refuses a node list that is empty, holds a non-address or
+                               lacks this node; listens on SERVER_PORT and connects to every peer over TCP
+  nvidia-imex-ctl -q           READY when every peer of the list is connected, else DEGRADED/UNAVAILABLE
 
 What survives what follows the real hardware: a reset or reboot does not give back
 spare rows (remap failure) nor fix a board that holds its clocks down (hw_slowdown);
@@ -22,11 +25,19 @@ the kernel log.
 
 import json
 import os
+import re
 import signal
+import socket
 import sys
+import threading
 import time
 
 CONFIG = "/etc/gpudirect-standin/gpu.json"
+IMEX_CONFIG = "/etc/nvidia-imex/config.cfg"
+IMEX_STATUS = "/run/gpudirect-standin-imex.json"
+# where the driver would have registered IMEX channels (the stand-in /proc/devices says the same)
+IMEX_CHANNEL_MAJOR = 237
+MODPROBE_DIR = "/etc/modprobe.d"
 STATE = "/var/lib/gpudirect-standin/gpu/state.json"
 DRIVER = "570.172.08"
 XID_TEXT = {79: "GPU has fallen off the bus.", 48: "An uncorrectable double bit error (DBE) has been detected "
@@ -153,12 +164,128 @@ def reset(state, index):
 
 
 def boot(state):
-    """A reboot: the driver reloads (volatile ECC gone, pending remaps applied), links retrain."""
+    """A reboot: the driver reloads (volatile ECC gone, pending remaps applied), links retrain, and
+    creates IMEX channel 0 only when its module option says so."""
+    if state["config"].get("fabric") and _modprobe_creates_channel0():
+        path = "/dev/nvidia-caps-imex-channels/channel0"
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if not os.path.exists(path):
+            os.mknod(path, 0o666 | 0o020000, os.makedev(IMEX_CHANNEL_MAJOR, 0))
+            os.chmod(path, 0o666)
     for gpu in state["gpus"]:
         gpu.update({"present": True, "ecc": 0, "remap_pending": False, "width": 16, "nvlink_down": 0,
                     "reasons": [r for r in gpu["reasons"] if r.startswith("hw_")]})
     state["kernel_log"] = []
     save(state)
+
+
+def _modprobe_creates_channel0():
+    try:
+        names = os.listdir(MODPROBE_DIR)
+    except OSError:
+        return False
+    for name in names:
+        try:
+            with open(os.path.join(MODPROBE_DIR, name)) as fh:
+                if re.search(r"^\s*options\s+nvidia\s.*NVreg_CreateImexChannel0=1", fh.read(), re.M):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def _imex_settings():
+    settings = {"SERVER_PORT": "50000", "IMEX_NODE_CONFIG_FILE": "/etc/nvidia-imex/nodes_config.cfg"}
+    with open(IMEX_CONFIG) as fh:
+        for line in fh:
+            if "=" in line and not line.lstrip().startswith("#"):
+                key, value = line.split("=", 1)
+                settings[key.strip()] = value.strip()
+    return settings
+
+
+def _is_local(address):
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        probe.bind((address, 0))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def imex_daemon():
+    """IMEX's daemon as far as a node without GPUs can have one: the real checks on its node list,
+    and a real TCP connection to every peer on SERVER_PORT."""
+    settings = _imex_settings()
+    port = int(settings["SERVER_PORT"])
+    with open(settings["IMEX_NODE_CONFIG_FILE"]) as fh:
+        nodes = [line.split("#", 1)[0].strip() for line in fh]
+    nodes = [n for n in nodes if n]
+    if not nodes:
+        raise Refused("%s lists no node" % settings["IMEX_NODE_CONFIG_FILE"])
+    for node in nodes:
+        try:
+            socket.inet_aton(node)
+            if node.count(".") != 3:
+                raise OSError
+        except OSError:
+            raise Refused("%s: %r is not an IPv4 address" % (settings["IMEX_NODE_CONFIG_FILE"], node))
+    mine = [n for n in nodes if _is_local(n)]
+    if not mine:
+        raise Refused("none of this node's addresses is in %s" % settings["IMEX_NODE_CONFIG_FILE"])
+    peers = [n for n in nodes if n not in mine]
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", port))
+    server.listen(64)
+    held = []
+
+    def accept():
+        while True:
+            conn, _addr = server.accept()
+            held.append(conn)
+
+    threading.Thread(target=accept, daemon=True).start()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    print("STAND-IN nvidia-imex (sandbox): node %s of %d, port %d, no GPUs behind it" % (mine[0], len(nodes), port),
+          flush=True)
+    links = {}
+    try:
+        while True:
+            for peer in peers:
+                if peer in links:
+                    continue
+                try:
+                    links[peer] = socket.create_connection((peer, port), timeout=1)
+                except OSError:
+                    pass
+            status = {"pid": os.getpid(), "nodes": nodes, "connected": sorted(links), "peers": peers}
+            with open(IMEX_STATUS + ".tmp", "w") as fh:
+                json.dump(status, fh)
+            os.replace(IMEX_STATUS + ".tmp", IMEX_STATUS)
+            time.sleep(1)
+    finally:
+        try:
+            os.unlink(IMEX_STATUS)
+        except OSError:
+            pass
+
+
+def imex_ctl(argv):
+    if argv != ["-q"]:
+        raise Refused("the stand-in knows -q only, not %s" % " ".join(argv))
+    try:
+        with open(IMEX_STATUS) as fh:
+            status = json.load(fh)
+        os.kill(status["pid"], 0)
+    except (OSError, ValueError, KeyError):
+        print("UNAVAILABLE")
+        return 1
+    missing = [p for p in status["peers"] if p not in status["connected"]]
+    print("DEGRADED" if missing else "READY")
+    return 0
 
 
 def _esc(text):
@@ -267,6 +394,10 @@ def main(argv):
     try:
         if name == "nvidia-smi":
             nvidia_smi(argv[1:])
+        elif name == "nvidia-imex":
+            imex_daemon()
+        elif name == "nvidia-imex-ctl":
+            return imex_ctl(argv[1:])
         elif name == "dmesg":
             state = load()
             print("%s STAND-IN kernel log (sandbox): only the GPU driver's lines the seeded faults add" % _now())

@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
 import re
 
@@ -209,3 +210,18 @@ def test_gather_reads_sysfs_and_runs_argument_lists(tmp_path):
     result = health.check(A3, run, lambda name: "/usr/bin/" + name, sys_dir=str(sys_dir))
     assert result["driver"] == "580.159.04" and len(result["gpus"]) == 8 and result["findings"] == []
     assert ["/usr/bin/dmesg"] in calls
+
+
+def test_the_judge_on_the_real_capture_says_what_the_module_said_on_that_machine():
+    with open(os.path.join(FIXTURES, "h100-580.159.04", "gpu_health_info-a3-high.json")) as fh:
+        recorded = json.load(fh)
+    with open(os.path.join(FIXTURES, "h100-580.159.04", "nvidia-smi-q-x.xml")) as fh:
+        xml = fh.read()
+    with open(os.path.join(FIXTURES, "h100-580.159.04", "kernel-log.txt")) as fh:
+        log = fh.read()
+    ev = {"driver": recorded["driver"], "pci": ["0000:00:06"], "smi": nvidia_smi.parse(xml), "nvlink": {},
+          "kernel_log": log, "fabric_manager_error": "no systemctl on PATH"}
+    assert health.judge(health.expected_for(families.FAMILIES["a3-high"]["gpu"]), ev) == recorded["findings"]
+    # the module ran on a second machine of the same kind: another GPU, the same readings
+    same = [dict(g, uuid=None) for g in recorded["gpus"]]
+    assert same == [dict(g, uuid=None) for g in nvidia_smi.parse(xml)]

@@ -176,3 +176,15 @@ def test_never_raises(data):
 def test_bytes_input():
     res = nccl_parse.parse(load("a3-mega_all_gather_2node_dstack.txt").encode())
     assert res["ok"] and len(res["rows"]) == 11
+
+
+def test_real_one_gpu_run_with_nccl_info_lines():
+    res = nccl_parse.parse(load("h100x1_all_reduce_2.19.0_nccl-2.28.3.txt"))
+    assert res["ok"], res["errors"]
+    assert res["collective"] == "all_reduce" and res["nccl_tests_version"] == "2.19.0"
+    assert res["nccl_version"] == "2.28.3+cuda13.0" and res["devices"][0]["bus_id"] == "0000:00:06"
+    assert len(res["rows"]) == 14 and res["rows"][-1]["size"] == 536870912
+    # no GPUDirect plugin on that machine: NCCL said so, and fell back to sockets
+    assert res["net_names"] == ["Socket"] and "NET/Plugin: Could not find: libnccl-net.so" in res["plugin_lines"]
+    # one rank: the bus bandwidth is 0 by definition, the algorithm bandwidth is what the GPU did
+    assert res["largest_busbw_gbps"] == 0.0
