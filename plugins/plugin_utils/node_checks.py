@@ -159,8 +159,9 @@ def profile(host, ev, repairs, earlier):
 
 
 def gpu(host, ev, repairs):
-    """The GPU module's findings, each with the command of its repair rung: the node command the check
-    names (a GPU reset, a service restart), a reboot, a phase's re-run, or Google's host repair."""
+    """The GPU module's findings (components gpu and imex), each with the command of its repair rung: the
+    node command the check names (a GPU reset, a service restart), a reboot, a phase's re-run, or Google's
+    host repair."""
     state = ev.get("gpu")
     if not state:
         return []
@@ -179,7 +180,7 @@ def gpu(host, ev, repairs):
             fix = repairs.role(host, phase)
         else:
             fix = None  # nothing on the node to repair (an application's fault): re-run the job
-        out.append(finding(host, "gpu", item["subject"], item["severity"], item["cause"], fix))
+        out.append(finding(host, item.get("component") or "gpu", item["subject"], item["severity"], item["cause"], fix))
     return out
 
 

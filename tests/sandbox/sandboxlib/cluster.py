@@ -16,6 +16,10 @@ NCCL_TESTS_BIN = os.path.join(common.SANDBOX_DIR, "standins", "nccl_tests", "bin
 GPU_STANDIN = os.path.join(common.SANDBOX_DIR, "standins", "gpu", "gpudirect_standin_gpu.py")
 NCCL_TESTS_DEST = "/opt/nccl-tests-standin/build"
 STANDIN_SYSFS = "/var/lib/gpudirect-standin/sysfs"
+# what /proc/devices would list with the driver loaded (gpu_host_imex_proc_devices reads it)
+STANDIN_PROC_DEVICES = "/var/lib/gpudirect-standin/proc-devices"
+# the major it gives IMEX channel devices (the GPU stand-in reads it there too)
+IMEX_CHANNEL_MAJOR = 237
 # what /sys/module/nvidia/version would say (a stand-in file: the sandbox has no driver)
 STANDIN_DRIVER_VERSION = "570.172.08"
 LIBCUDA_TEXT = "STAND-IN libcuda.so.1: the sandbox has no NVIDIA driver; this file only marks where the driver is\n"
@@ -221,6 +225,39 @@ WantedBy=multi-user.target
 """
 
 
+IMEX_UNIT = """[Unit]
+Description=STAND-IN NVIDIA IMEX (sandbox: no GPUs behind it)
+After=network-online.target gpudirect-standin-gpu-boot.service
+
+[Service]
+ExecStart=/usr/local/sbin/nvidia-imex
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+def _imex_standin(root, imex):
+    """What the nvidia-imex package puts on an A4X image, as STAND-INs: the daemon and its control tool,
+    the unit (installed, not enabled), config.cfg with the ports and an empty node list; and the driver's
+    /proc/devices line for IMEX channels, which a node without the driver lacks."""
+    files = {os.path.dirname(imex["config"]).lstrip("/") + "/config.cfg":
+             "# STAND-IN IMEX config (sandbox)\nSERVER_PORT=%d\nIMEX_CMD_PORT=%d\nIMEX_NODE_CONFIG_FILE=%s\n"
+             % (imex["server_port"], imex["command_port"], imex["nodes_config"]),
+             imex["nodes_config"].lstrip("/"): "",
+             "etc/systemd/system/nvidia-imex.service": IMEX_UNIT,
+             STANDIN_PROC_DEVICES.lstrip("/"): "Character devices:\n195 nvidia\n%d nvidia-caps-imex-channels\n\n"
+                                              "Block devices:\n" % IMEX_CHANNEL_MAJOR}
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+    for name in ("nvidia-imex", "nvidia-imex-ctl"):
+        shutil.copy(GPU_STANDIN, os.path.join(root, "usr", "local", "sbin", name))
+        os.chmod(os.path.join(root, "usr", "local", "sbin", name), 0o755)
+
+
 def _gpu_standin(root, prof, node):
     """The node's STAND-IN GPUs: PCI entries and driver version in the stand-in sysfs, nvidia-smi, dmesg,
     the fault tool, their state's settings, and the units that model a reboot and the fabric manager."""
@@ -252,6 +289,8 @@ def _gpu_standin(root, prof, node):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as fh:
         json.dump(config, fh, indent=1)
+    if prof.get("imex"):
+        _imex_standin(root, prof["imex"])
 
 
 def _ssh(plan, node, *argv, timeout=15):

@@ -19,8 +19,9 @@ and gpudirect-standin-gpu; the name it is called by picks the part.
 
 What survives what follows the real hardware: a reset or reboot does not give back
 spare rows (remap failure) nor fix a board that holds its clocks down (hw_slowdown);
-a reboot retrains PCIe and NVLink, brings back a GPU that fell off the bus and clears
-the kernel log.
+a reboot retrains PCIe and NVLink, brings back a GPU that fell off the bus, registers
+the GPUs with their NVLink fabric again and clears the kernel log; a GPU reset clears
+volatile ECC counts and applies a pending row remap.
 """
 
 import json
@@ -35,8 +36,8 @@ import time
 CONFIG = "/etc/gpudirect-standin/gpu.json"
 IMEX_CONFIG = "/etc/nvidia-imex/config.cfg"
 IMEX_STATUS = "/run/gpudirect-standin-imex.json"
-# where the driver would have registered IMEX channels (the stand-in /proc/devices says the same)
-IMEX_CHANNEL_MAJOR = 237
+# the driver's device majors as a node with the driver would list them (the sandbox writes it)
+PROC_DEVICES = "/var/lib/gpudirect-standin/proc-devices"
 MODPROBE_DIR = "/etc/modprobe.d"
 STATE = "/var/lib/gpudirect-standin/gpu/state.json"
 DRIVER = "570.172.08"
@@ -166,17 +167,32 @@ def reset(state, index):
 def boot(state):
     """A reboot: the driver reloads (volatile ECC gone, pending remaps applied), links retrain, and
     creates IMEX channel 0 only when its module option says so."""
-    if state["config"].get("fabric") and _modprobe_creates_channel0():
+    major = _channel_major()
+    if state["config"].get("fabric") and major is not None and _modprobe_creates_channel0():
         path = "/dev/nvidia-caps-imex-channels/channel0"
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if not os.path.exists(path):
-            os.mknod(path, 0o666 | 0o020000, os.makedev(IMEX_CHANNEL_MAJOR, 0))
+            os.mknod(path, 0o666 | 0o020000, os.makedev(major, 0))
             os.chmod(path, 0o666)
     for gpu in state["gpus"]:
+        # a board that holds its clocks down and spent spare rows stay as they are; the GPU joins its
+        # NVLink domain again when the driver loads
         gpu.update({"present": True, "ecc": 0, "remap_pending": False, "width": 16, "nvlink_down": 0,
-                    "reasons": [r for r in gpu["reasons"] if r.startswith("hw_")]})
+                    "fabric": None, "reasons": [r for r in gpu["reasons"] if r.startswith("hw_")]})
     state["kernel_log"] = []
     save(state)
+
+
+def _channel_major():
+    try:
+        with open(PROC_DEVICES) as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) == 2 and parts[1] == "nvidia-caps-imex-channels":
+                    return int(parts[0])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def _modprobe_creates_channel0():
@@ -240,28 +256,27 @@ def imex_daemon():
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     server.bind(("0.0.0.0", port))
     server.listen(64)
-    held = []
 
     def accept():
         while True:
             conn, _addr = server.accept()
-            held.append(conn)
+            conn.close()
 
     threading.Thread(target=accept, daemon=True).start()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print("STAND-IN nvidia-imex (sandbox): node %s of %d, port %d, no GPUs behind it" % (mine[0], len(nodes), port),
           flush=True)
-    links = {}
     try:
         while True:
+            # every peer probed afresh each second, so a peer that goes away is seen gone
+            connected = []
             for peer in peers:
-                if peer in links:
-                    continue
                 try:
-                    links[peer] = socket.create_connection((peer, port), timeout=1)
+                    socket.create_connection((peer, port), timeout=1).close()
+                    connected.append(peer)
                 except OSError:
                     pass
-            status = {"pid": os.getpid(), "nodes": nodes, "connected": sorted(links), "peers": peers}
+            status = {"pid": os.getpid(), "nodes": nodes, "connected": connected, "peers": peers}
             with open(IMEX_STATUS + ".tmp", "w") as fh:
                 json.dump(status, fh)
             os.replace(IMEX_STATUS + ".tmp", IMEX_STATUS)
