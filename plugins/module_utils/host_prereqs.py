@@ -8,7 +8,8 @@ check mode, and names one missing prerequisite in one line with what to do.
 The checks are the ones whose absence otherwise shows as a failure deep in a
 later phase: a guest OS the phases can configure, the NVIDIA driver, A3 Mega's
 dmabuf import helper, a container engine for RxDM, nccl-tests or a way to
-build them, and gIB's repository.
+build them, gIB's repository, and the image registry reachable from the node
+(the one check that opens a connection, a TCP handshake and nothing more).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +18,7 @@ __metaclass__ = type
 
 import glob
 import os
+import socket
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as engines
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
@@ -152,8 +154,35 @@ def guest_os(root="/"):
                     "GKE); gpudirect.gcp.diagnose still reads such a node")]
 
 
+def _host_port(registry):
+    """'host[:port][/path]' -> (host, port); an Artifact Registry host is served on 443."""
+    name = registry.split("/", 1)[0]
+    if name.count(":") == 1:
+        host, port = name.split(":")
+        if port.isdigit():
+            return host, int(port)
+    return name, 443
+
+
+def registries(names, connect=None, timeout_s=5.0):
+    """Each registry the phases pull from must take a TCP connection from the node."""
+    connect = connect or socket.create_connection
+    out = []
+    for name in names or []:
+        host, port = _host_port(name)
+        try:
+            connect((host, port), timeout_s).close()
+        except (OSError, socket.timeout) as exc:
+            why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+            out.append(problem("registry", "%s:%d cannot be reached from the node (%s); the phases pull RxDM and the "
+                               "NCCL plugin from it" % (host, port, why),
+                               "let the node reach it: Cloud NAT or an external address for the internet, or "
+                               "Private Google Access on the node's subnet for Artifact Registry"))
+    return out
+
+
 def check(family, which, pkg_mgr=None, path_sources=None, nccl_tests_binary_dir=None, gib_repository_check=True,
-          root="/"):
+          root="/", registry_names=None, connect=None):
     """{driver_version, problems: [{what, message, fix, line}]} for a node of a family."""
     transport = families.FAMILIES[family]["transport"]
     cos = guest_os(root)
@@ -166,4 +195,5 @@ def check(family, which, pkg_mgr=None, path_sources=None, nccl_tests_binary_dir=
     problems += nccl_tests(nccl_tests_binary_dir, which, root)
     if transport == "gib" and gib_repository_check:
         problems += gib_repository(family, pkg_mgr, root)
+    problems += registries(registry_names, connect)
     return {"driver_version": version, "problems": problems}

@@ -19,8 +19,9 @@ description:
   - A guest OS the phases can configure (Container-Optimized OS, read-only with an C(/etc) reset at boot, is
     refused alone); the NVIDIA driver loaded (its version); on A3 Mega the dmabuf import helper device; on TCPX and TCPXO
     families a container engine; the nccl-tests programs, or the CUDA compiler and make to build them; on gIB
-    families the package repository C(nccl-gib) comes from.
-  - Reads files and looks up commands only; changes nothing.
+    families the package repository C(nccl-gib) comes from; each registry of O(registries) taking a TCP
+    connection from the node.
+  - Reads files, looks up commands and opens a TCP connection to each registry (closed at once); changes nothing.
 options:
   family:
     description: Machine family of the node (the inventory's C(gpu_family)).
@@ -36,6 +37,12 @@ options:
     description: Check for gIB's package repository (gIB families; false when gIB is installed from its image).
     type: bool
     default: true
+  registries:
+    description:
+      - Registries the phases pull images from, as C(host[:port][/path]) (port 443 unless given).
+    type: list
+    elements: str
+    default: []
   path_sources:
     description:
       - Paths read from somewhere else, for stand-ins that cannot be at the real path (a test cluster without
@@ -98,6 +105,7 @@ def main():
         nccl_tests_binary_dir=dict(type="path"),
         gib_repository=dict(type="bool", default=True),
         path_sources=dict(type="dict", default={}),
+        registries=dict(type="list", elements="str", default=[]),
     ))
     family = gm.params["family"]
     if family not in families.FAMILIES:
@@ -105,7 +113,8 @@ def main():
     result = host_prereqs.check(family, gm.which, pkg_mgr=gm.params["pkg_mgr"],
                                 path_sources=gm.params["path_sources"],
                                 nccl_tests_binary_dir=gm.params["nccl_tests_binary_dir"],
-                                gib_repository_check=gm.params["gib_repository"])
+                                gib_repository_check=gm.params["gib_repository"],
+                                registry_names=gm.params["registries"])
     gm.exit(changed=False, **result)
 
 

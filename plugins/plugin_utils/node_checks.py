@@ -18,6 +18,7 @@ import re
 import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid import rung_order
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import REPAIR_TAGS, finding
 
 _VAR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\b")
@@ -158,6 +159,26 @@ def profile(host, ev, repairs, earlier):
     return out
 
 
+def _merged(items):
+    """One finding per (component, subject), as everywhere in a diagnosis: a GPU with two faults gets both
+    causes, the worse severity, and the repair of the more disruptive rung, which clears both."""
+    order, merged = [], {}
+    for item in items:
+        key = (item.get("component") or "gpu", item["subject"])
+        if key not in merged:
+            order.append(key)
+            merged[key] = dict(item)
+            continue
+        have = merged[key]
+        worse = (item["severity"] == "fail", rung_order(item.get("rung"))) > \
+            (have["severity"] == "fail", rung_order(have.get("rung")))
+        keep = dict(item) if worse else have
+        keep["cause"] = "; ".join([have["cause"], item["cause"]] if not worse else [item["cause"], have["cause"]])
+        keep["severity"] = "fail" if "fail" in (item["severity"], have["severity"]) else "warn"
+        merged[key] = keep
+    return [merged[key] for key in order]
+
+
 def gpu(host, ev, repairs):
     """The GPU module's findings (components gpu and imex), each with the command of its repair rung: the
     node command the check names (a GPU reset, a service restart), a reboot, a phase's re-run, or Google's
@@ -168,7 +189,7 @@ def gpu(host, ev, repairs):
     if state.get("error"):
         return [finding(host, "gpu", "GPUs", "warn", "could not run: %s" % state["error"], None)]
     out = []
-    for item in state.get("findings") or []:
+    for item in _merged(state.get("findings") or []):
         rung, action, phase = item.get("rung"), item.get("action"), item.get("phase")
         if rung == "report_host":
             fix = repairs.report_host(host, "gpu %s: %s" % (item["subject"], item["cause"]))
@@ -182,6 +203,25 @@ def gpu(host, ev, repairs):
             fix = None  # nothing on the node to repair (an application's fault): re-run the job
         out.append(finding(host, item.get("component") or "gpu", item["subject"], item["severity"], item["cause"], fix))
     return out
+
+
+def nccl_qualified(host, ev, repairs):
+    """A warning when none of the NCCL libraries jobs can load on the node is the release the installed
+    plugin was qualified with (where the family table publishes it and the node shows its NCCL)."""
+    versions = ev.get("versions") or {}
+    family, plugin_version, seen = ev.get("family"), versions.get("plugin"), versions.get("nccl")
+    if family not in families.FAMILIES or not plugin_version or not seen:
+        return []
+    qualified = families.plugin_nccl_version(family, plugin_version)
+    if not qualified:
+        return []
+    found = [v.strip() for v in str(seen).split(",") if v.strip()]
+    if any(v == qualified or v.startswith(qualified + ".") or qualified.startswith(v + ".") for v in found):
+        return []
+    return [finding(host, "host", "NCCL", "warn",
+                    "jobs can load NCCL %s, but plugin %s was qualified with NCCL %s: a job runs an unqualified "
+                    "pair unless it brings NCCL %s itself" % (", ".join(found), plugin_version, qualified, qualified),
+                    repairs.role(host, "nccl_plugin"))]
 
 
 def devices(host, ev, repairs):

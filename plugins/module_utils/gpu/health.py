@@ -290,10 +290,11 @@ def _fabric(gpu):
 
 
 def judge(expected, ev):
-    """Evidence from gather() -> findings, most severe rung per subject last in, in a stable order."""
+    """Evidence from gather() -> findings, in a stable order: the driver and tools, presence, Xids, each
+    GPU's state, NVLink, the fabric manager. One GPU can have several."""
     if not ev.get("driver"):
-        return [finding("driver", "fail", "the NVIDIA driver is not loaded (no module/nvidia/version in sysfs)", "reboot",
-                        ["reboot"])]
+        return [finding("driver", "fail", "the NVIDIA driver is not loaded (no module/nvidia/version in sysfs)",
+                        "reboot", ["reboot"])]
     if ev.get("smi_missing"):
         return [could_not_run("nvidia-smi", "nvidia-smi is not on PATH")]
     out = []

@@ -4,6 +4,7 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -230,7 +231,7 @@ Description=STAND-IN NVIDIA IMEX (sandbox: no GPUs behind it)
 After=network-online.target gpudirect-standin-gpu-boot.service
 
 [Service]
-ExecStart=/usr/local/sbin/nvidia-imex
+ExecStart=/usr/bin/nvidia-imex
 
 [Install]
 WantedBy=multi-user.target
@@ -241,21 +242,29 @@ def _imex_standin(root, imex):
     """What the nvidia-imex package puts on an A4X image, as STAND-INs: the daemon and its control tool,
     the unit (installed, not enabled), config.cfg with the ports and an empty node list; and the driver's
     /proc/devices line for IMEX channels, which a node without the driver lacks."""
-    files = {os.path.dirname(imex["config"]).lstrip("/") + "/config.cfg":
+    files = {imex["config"].lstrip("/"):
              "# STAND-IN IMEX config (sandbox)\nSERVER_PORT=%d\nIMEX_CMD_PORT=%d\nIMEX_NODE_CONFIG_FILE=%s\n"
              % (imex["server_port"], imex["command_port"], imex["nodes_config"]),
              imex["nodes_config"].lstrip("/"): "",
              "etc/systemd/system/nvidia-imex.service": IMEX_UNIT,
-             STANDIN_PROC_DEVICES.lstrip("/"): "Character devices:\n195 nvidia\n%d nvidia-caps-imex-channels\n\n"
-                                              "Block devices:\n" % IMEX_CHANNEL_MAJOR}
+             STANDIN_PROC_DEVICES.lstrip("/"):
+                 "Character devices:\n195 nvidia\n%d nvidia-caps-imex-channels\n\nBlock devices:\n" % IMEX_CHANNEL_MAJOR}
     for rel, text in files.items():
         path = os.path.join(root, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as fh:
             fh.write(text)
     for name in ("nvidia-imex", "nvidia-imex-ctl"):
-        shutil.copy(GPU_STANDIN, os.path.join(root, "usr", "local", "sbin", name))
-        os.chmod(os.path.join(root, "usr", "local", "sbin", name), 0o755)
+        _install_standin(root, "usr/bin/" + name)
+
+
+def _install_standin(root, rel):
+    """The GPU stand-in as an executable (the node's python3 runs it; the name it is called by picks the part)."""
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(GPU_STANDIN) as src, open(path, "w") as dst:
+        dst.write("#!/usr/bin/python3\n" + src.read())
+    os.chmod(path, 0o755)
 
 
 def _gpu_standin(root, prof, node):
@@ -270,11 +279,10 @@ def _gpu_standin(root, prof, node):
               "fabric": bool(gpu.get("fabric")), "clique_id": int(digest[:4], 16) or 1,
               "cluster_uuid": "%s-%s-%s-%s-%s" % (digest[:8], digest[8:12], digest[12:16], digest[16:20],
                                                   digest[20:32])}
-    sbin = os.path.join(root, "usr", "local", "sbin")
-    os.makedirs(sbin, exist_ok=True)
-    for name in ("gpudirect-standin-gpu", "nvidia-smi", "dmesg"):
-        shutil.copy(GPU_STANDIN, os.path.join(sbin, name))
-        os.chmod(os.path.join(sbin, name), 0o755)
+    # where the driver's packages put nvidia-smi; dmesg replaced, since a container's own would read the
+    # machine's kernel log, not the node's
+    for rel in ("usr/local/sbin/gpudirect-standin-gpu", "usr/bin/nvidia-smi", "usr/bin/dmesg"):
+        _install_standin(root, rel)
     units = os.path.join(root, "etc", "systemd", "system")
     wants = os.path.join(units, "multi-user.target.wants")
     os.makedirs(wants, exist_ok=True)
@@ -431,10 +439,17 @@ def fault(name, host, kind, args):
     plan = common.load_state(name)
     if not plan:
         raise common.SandboxError("no sandbox named %s (run `up --name %s`)" % (name, name))
-    if host not in [n["name"] for n in plan["nodes"]]:
+    node = next((n for n in plan["nodes"] if n["name"] == host), None)
+    if node is None:
         raise common.SandboxError("sandbox %s has no node %s (nodes: %s)"
                                   % (name, host, ", ".join(n["name"] for n in plan["nodes"])))
-    proc = common.podman("exec", host, "/usr/local/sbin/gpudirect-standin-gpu", "fault", kind, *args, check=False)
+    # over SSH, as root: `podman exec` into a node that runs containers of its own can lose its cgroup here;
+    # ssh joins its argument list into one remote command line, so each argument is quoted
+    argv = ["/usr/local/sbin/gpudirect-standin-gpu", "fault", kind] + list(args)
+    try:
+        proc = _ssh(plan, node, *[shlex.quote(a) for a in argv], timeout=30)
+    except subprocess.TimeoutExpired:
+        raise common.SandboxError("%s: the fault tool did not answer over SSH in 30 s" % host)
     out = (proc.stdout or b"").decode("utf-8", "replace").strip()
     err = (proc.stderr or b"").decode("utf-8", "replace").strip()
     if proc.returncode != 0:

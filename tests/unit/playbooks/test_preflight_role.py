@@ -157,3 +157,18 @@ def test_firewall_rules_that_cannot_be_read_warn_and_do_not_stop(tmp_path):
         rc, out = run(tmp_path, hosts, {"preflight_check_firewalls": True}, env_extra=env)
     assert rc == 0, out
     assert "could not check the VPC firewall rules: cannot read the firewall rules" in out
+
+
+def test_a_user_who_cannot_become_root_is_one_line_before_anything_else(tmp_path):
+    # an ordinary user (id -u says 1000) whose sudo asks for a password, as the real sudo -n answers
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "id").write_text("#!/bin/sh\necho 1000\n")
+    (bindir / "sudo").write_text("#!/bin/sh\necho 'sudo: a password is required' >&2\nexit 1\n")
+    for name in ("id", "sudo"):
+        (bindir / name).chmod(0o755)
+    rc, out = run(tmp_path, {"n0": node()}, env_extra={"PATH": "%s:%s" % (bindir, os.environ["PATH"])})
+    assert rc == 2, out
+    assert ("n0: sudo: the SSH user (uid 1000) cannot become root without a password (sudo: a password is "
+            "required); grant it passwordless sudo") in out
+    assert "Read the node's facts" not in out

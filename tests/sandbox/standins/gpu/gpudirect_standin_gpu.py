@@ -1,10 +1,10 @@
-#!/usr/bin/python3
 """STAND-IN for a node's GPUs (sandbox nodes have none): nvidia-smi, dmesg, the
 fabric manager and IMEX, all driven by one per-node state file, and the fault
 tool that seeds faults into it.
 
-Installed in /usr/local/sbin as nvidia-smi, dmesg, nvidia-imex, nvidia-imex-ctl
-and gpudirect-standin-gpu; the name it is called by picks the part.
+Installed as /usr/bin/nvidia-smi, /usr/bin/dmesg, /usr/bin/nvidia-imex,
+/usr/bin/nvidia-imex-ctl and /usr/local/sbin/gpudirect-standin-gpu; the name it is
+called by picks the part.
 
   nvidia-smi -q -x             the real XML schema (nvsmi_device_v13) for the GPUs the driver sees
   nvidia-smi nvlink -s         per-GPU link lines as the real tool prints them

@@ -117,3 +117,23 @@ def test_container_optimized_os_is_refused_in_one_line(node, tmp_path):
     assert "read-only root" in out["problems"][0]["message"] and "diagnose still reads" in out["problems"][0]["fix"]
     (tmp_path / "etc" / "os-release").write_text('NAME="Debian GNU/Linux"\nID=debian\n')
     assert H.check("a3-high", which_of("docker"), **node)["problems"] == []
+
+
+def test_a_registry_the_node_cannot_reach_is_one_line_naming_it():
+    calls = []
+
+    class Conn(object):
+        def close(self):
+            calls.append("closed")
+
+    def connect(address, timeout):
+        calls.append(address)
+        if address[0] == "us-docker.pkg.dev":
+            raise OSError(110, "Connection timed out")
+        return Conn()
+
+    found = H.registries(["us-docker.pkg.dev", "gpudirect-registry.sandbox:5000/x"], connect)
+    assert calls == [("us-docker.pkg.dev", 443), ("gpudirect-registry.sandbox", 5000), "closed"]
+    assert [p["what"] for p in found] == ["registry"]
+    assert found[0]["message"].startswith("us-docker.pkg.dev:443 cannot be reached from the node (Connection timed out)")
+    assert "Private Google Access" in found[0]["fix"] and "\n" not in found[0]["line"]

@@ -151,3 +151,20 @@ def test_one_line_puts_the_failure_first_and_counts_the_rest():
     found = [node_health.finding("rxdm", "x", "warn", "cannot check"),
              node_health.finding("nic", "eth1", "fail", "down (no carrier)")]
     assert node_health.one_line(found) == "fail nic eth1: down (no carrier) (+1 more)"
+
+
+def test_the_gpu_check_runs_first_and_leads_the_one_line(tmp_path):
+    plugin = node_root(tmp_path)
+    cfg = dict(config(plugin), gpu={"sys_dir": str(tmp_path / "no-sysfs")})
+    result = check(tmp_path, cfg, Node(running=False))
+    assert [f["component"] for f in result["findings"]] == ["gpu", "rxdm"]
+    assert result["gpu"] == {"driver": None, "count": 0}
+    assert node_health.one_line(result["findings"]).startswith(
+        "fail gpu driver: the NVIDIA driver is not loaded")
+
+
+def test_an_unknown_family_is_refused_in_one_line(tmp_path):
+    cfg = dict(config(node_root(tmp_path)), family="a9")
+    with pytest.raises(node_health.ConfigError) as err:
+        node_health.validate(cfg)
+    assert str(err.value) == "family: unknown family 'a9'"

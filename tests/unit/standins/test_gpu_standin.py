@@ -1,0 +1,126 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The STAND-IN GPUs: what they print is what the collection's parsers read from real tools, each seeded
+fault shows where the real one would, they refuse what the real tools refuse, and a reset or a reboot
+clears what the real ones clear."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import importlib.util
+import json
+import os
+
+import pytest
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health, nvidia_smi, xid
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+SCRIPT = os.path.join(ROOT, "tests", "sandbox", "standins", "gpu", "gpudirect_standin_gpu.py")
+BUSES = ["0000:04:00.0", "0000:05:00.0", "0000:0a:00.0", "0000:0b:00.0",
+         "0000:84:00.0", "0000:85:00.0", "0000:8a:00.0", "0000:8b:00.0"]
+
+
+@pytest.fixture
+def standin(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("gpudirect_standin_gpu", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    config = tmp_path / "gpu.json"
+    config.write_text(json.dumps({"buses": BUSES, "smi_name": "NVIDIA H100 80GB HBM3", "nvlinks": 18,
+                                  "fabric": False, "clique_id": 7, "cluster_uuid": "x"}))
+    monkeypatch.setattr(mod, "CONFIG", str(config))
+    monkeypatch.setattr(mod, "STATE", str(tmp_path / "state.json"))
+    monkeypatch.setattr(mod, "MODPROBE_DIR", str(tmp_path / "modprobe.d"))
+    return mod
+
+
+def judge(mod, fabric_manager="active"):
+    state = mod.load()
+    ev = {"driver": "570.172.08", "pci": [nvidia_smi.bus_key(b) for b in BUSES],
+          "smi": nvidia_smi.parse(mod.smi_xml(state)), "nvlink": nvidia_smi.parse_nvlink_status(mod.smi_nvlink(state)),
+          "kernel_log": "\n".join(state["kernel_log"]), "fabric_manager": fabric_manager}
+    return health.judge(health.expected_for(families.FAMILIES["a3-mega"]["gpu"]), ev)
+
+
+def fails(found):
+    return sorted(f["subject"] for f in found if f["severity"] == "fail")
+
+
+def test_healthy_stand_in_reads_as_a_healthy_a3(standin):
+    assert judge(standin) == []
+    assert "STAND-IN" in standin.smi_xml(standin.load())
+
+
+def test_each_seeded_fault_is_named_on_its_gpu(standin):
+    for kind, args in (("gpu-xid", ["7", "79"]), ("gpu-pcie", ["2", "8"]), ("gpu-remap-pending", ["1"]),
+                       ("gpu-nvlink", ["4", "2"]), ("gpu-throttle", ["3", "hw_slowdown"]),
+                       ("gpu-remap-failure", ["5"]), ("gpu-ecc", ["6"])):
+        standin.fault(standin.load(), kind, args)
+    assert fails(judge(standin)) == ["GPU 0000:8b:00", "GPU 1 (0000:05:00)", "GPU 2 (0000:0a:00)",
+                                     "GPU 3 (0000:0b:00)", "GPU 4 (0000:84:00)", "GPU 5 (0000:85:00)",
+                                     "GPU 6 (0000:8a:00)"]
+    log = "\n".join(standin.load()["kernel_log"])
+    assert [e["xid"] for e in xid.events(log)] == [79, 63, 64, 94]
+
+
+def test_a_reset_and_a_reboot_clear_what_the_real_ones_clear(standin):
+    for kind, args in (("gpu-remap-pending", ["1"]), ("gpu-remap-failure", ["2"]), ("gpu-xid", ["7", "79"]),
+                       ("gpu-throttle", ["3", "hw_slowdown"]), ("gpu-pcie", ["4", "8"])):
+        standin.fault(standin.load(), kind, args)
+    standin.reset(standin.load(), "1")
+    # the reset applied the remap; the Xid line stays in the log as history
+    assert "GPU 1 (0000:05:00)" not in fails(judge(standin))
+    with pytest.raises(standin.Refused):
+        standin.reset(standin.load(), "7")  # fell off the bus: nothing to reset
+    standin.boot(standin.load())
+    # spare rows spent and a board holding its clocks down survive a reboot
+    assert fails(judge(standin)) == ["GPU 2 (0000:0a:00)", "GPU 3 (0000:0b:00)"]
+    assert standin.load()["kernel_log"] == []
+
+
+@pytest.mark.parametrize("kind,args,why", [
+    ("gpu-pcie", ["0", "3"], "x1, x2, x4, x8 or x16"),
+    ("gpu-nvlink", ["0", "19"], "18 NVLink links"),
+    ("gpu-throttle", ["0", "slow"], "unknown clock event reason"),
+    ("gpu-xid", ["9", "79"], "no GPU '9'"),
+    ("gpu-fabric", ["0", "In Progress"], "no multi-node NVLink fabric"),
+    ("gpu-xid", ["0"], "takes 2 argument(s)"),
+    ("bogus", [], "unknown fault 'bogus'"),
+])
+def test_faults_the_hardware_cannot_have_are_refused(standin, kind, args, why):
+    with pytest.raises(standin.Refused) as err:
+        standin.fault(standin.load(), kind, args)
+    assert why in str(err.value)
+
+
+def test_nvidia_smi_answers_only_what_it_models(standin, capsys):
+    assert standin.main(["nvidia-smi", "-q", "-x"]) == 0
+    assert len(nvidia_smi.parse(capsys.readouterr().out)) == 8
+    assert standin.main(["nvidia-smi", "--query-gpu=name"]) == 2
+    assert "the stand-in knows" in capsys.readouterr().err
+
+
+def test_imex_refuses_the_node_lists_imex_refuses(standin, tmp_path, monkeypatch):
+    conf = tmp_path / "config.cfg"
+    nodes = tmp_path / "nodes_config.cfg"
+    conf.write_text("SERVER_PORT=1\nIMEX_NODE_CONFIG_FILE=%s\n" % nodes)
+    monkeypatch.setattr(standin, "IMEX_CONFIG", str(conf))
+    for text, why in (("", "lists no node"), ("10.0.0.1\nnode-b\n", "not an IPv4 address"),
+                      ("192.0.2.10\n192.0.2.11\n", "none of this node's addresses")):
+        nodes.write_text(text)
+        with pytest.raises(standin.Refused) as err:
+            standin.imex_daemon()
+        assert why in str(err.value)
+
+
+def test_imex_ctl_says_unavailable_without_its_daemon(standin, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(standin, "IMEX_STATUS", str(tmp_path / "none.json"))
+    assert standin.imex_ctl(["-q"]) == 1 and capsys.readouterr().out.strip() == "UNAVAILABLE"
+    status = tmp_path / "status.json"
+    status.write_text(json.dumps({"pid": os.getpid(), "peers": ["10.0.0.2"], "connected": []}))
+    monkeypatch.setattr(standin, "IMEX_STATUS", str(status))
+    assert standin.imex_ctl(["-q"]) == 0 and capsys.readouterr().out.strip() == "DEGRADED"
+    status.write_text(json.dumps({"pid": os.getpid(), "peers": ["10.0.0.2"], "connected": ["10.0.0.2"]}))
+    assert standin.imex_ctl(["-q"]) == 0 and capsys.readouterr().out.strip() == "READY"
