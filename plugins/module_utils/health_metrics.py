@@ -24,6 +24,10 @@ FAMILIES = (
     ("gpudirect_node_health_ok", "gauge", "1 when the last run found no failing component"),
     ("gpudirect_node_health_findings", "gauge", "Findings of the last run, by severity"),
     ("gpudirect_node_health_finding", "gauge", "One series per finding of the last run (value 1)"),
+    ("gpudirect_gpus_seen", "gauge", "GPUs the driver sees"),
+    ("gpudirect_gpus_expected", "gauge", "GPUs the machine family has"),
+    ("gpudirect_gpu_ok", "gauge", "1 when no failing finding names the GPU"),
+    ("gpudirect_gpu_xid_events", "gauge", "Xid events in the kernel log since boot, per GPU and Xid"),
     ("gpudirect_nic_up", "gauge", "1 when the GPU NIC is up (admin up, carrier)"),
     ("gpudirect_nic_mtu_bytes", "gauge", "The GPU NIC's MTU now"),
     ("gpudirect_nic_expected_mtu_bytes", "gauge", "The MTU of the GPU NIC's VPC"),
@@ -50,6 +54,16 @@ def samples(result, now, timed_out=False, standins=False):
     for f in findings:  # prom_text keeps one series per label set
         out["gpudirect_node_health_finding"].append(
             ((("component", f["component"]), ("subject", f["subject"]), ("severity", f["severity"])), 1))
+    gpu = result.get("gpu")
+    if gpu is not None:
+        out["gpudirect_gpus_seen"].append(((), gpu.get("count") or 0))
+        if gpu.get("expected") is not None:
+            out["gpudirect_gpus_expected"].append(((), gpu["expected"]))
+        for item in gpu.get("gpus") or []:
+            out["gpudirect_gpu_ok"].append(((("gpu", str(item["index"])), ("bus", item["bus"] or "")), bool(item["ok"])))
+        for item in gpu.get("xids") or []:
+            out["gpudirect_gpu_xid_events"].append(((("bus", item["pci_bus_id"]), ("xid", str(item["xid"]))),
+                                                    item["count"]))
     for nic in result.get("nics") or []:
         labels = (("nic", nic.get("nic") or nic.get("name") or ""), ("interface", nic.get("iface") or ""))
         out["gpudirect_nic_up"].append((labels, bool(nic.get("up"))))

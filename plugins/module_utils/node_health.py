@@ -28,7 +28,7 @@ import time
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health as gpu_health
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex, nvidia_smi
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_ready, nic_sysfs, plugin_state
 from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
@@ -86,9 +86,13 @@ def check_gpu(family, part, run, which):
     fam = families.FAMILIES[family]
     result = gpu_health.check(gpu_health.expected_for(fam["gpu"]), run, which, sys_dir=part.get("sys_dir") or "/sys")
     found = result["findings"]
+    failing = " ".join(f["subject"] for f in found if f["severity"] == "fail")
+    gpus = [{"index": g["index"], "bus": nvidia_smi.bus_key(g["pci_bus_id"]),
+             "ok": nvidia_smi.bus_key(g["pci_bus_id"]) not in failing} for g in result["gpus"]]
     if fam.get("imex"):
         found += imex.judge(fam["imex"], part.get("imex_nodes"), imex.gather(run, which, fam["imex"]))
-    return {"driver": result["driver"], "count": len(result["gpus"])}, found
+    return {"driver": result["driver"], "count": len(result["gpus"]), "expected": fam["gpu"].get("count"),
+            "gpus": gpus, "xids": result["xids"]}, found
 
 
 def check_rxdm(part, run, which, wait_s=0):

@@ -86,6 +86,12 @@ gpus:
   returned: always
   type: list
   elements: dict
+xids:
+  description: Xid events in the kernel log since boot, counted per GPU (C(pci_bus_id), C(0000:9b:00)) and Xid.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"pci_bus_id": "0000:9b:00", "xid": 79, "count": 1}]
 findings:
   description: One per fault.
   returned: always

@@ -334,7 +334,20 @@ def judge(expected, ev):
     return out
 
 
+def xid_counts(kernel_log):
+    """[{pci_bus_id, xid, count}] of the kernel log, in first-seen order."""
+    counts, order = {}, []
+    for event in xid.events(kernel_log):
+        key = (event["pci_bus_id"], event["xid"])
+        if key not in counts:
+            order.append(key)
+            counts[key] = 0
+        counts[key] += 1
+    return [{"pci_bus_id": bus, "xid": number, "count": counts[(bus, number)]} for bus, number in order]
+
+
 def check(expected, run, which, sys_dir="/sys"):
-    """gather() then judge(): {driver, gpus, findings}."""
+    """gather() then judge(): {driver, gpus, xids, findings}."""
     ev = gather(run, which, sys_dir=sys_dir, fabric_manager=expected.get("fabric_manager"))
-    return {"driver": ev.get("driver"), "gpus": ev.get("smi") or [], "findings": judge(expected, ev)}
+    return {"driver": ev.get("driver"), "gpus": ev.get("smi") or [], "xids": xid_counts(ev.get("kernel_log")),
+            "findings": judge(expected, ev)}

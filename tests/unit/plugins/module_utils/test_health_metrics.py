@@ -83,3 +83,20 @@ def test_no_sample_carries_a_timestamp():
     sample = re.compile(r'^[a-z_]+(\{[^}]*\})? -?[0-9.e+-]+$')
     for line in text.splitlines():
         assert line.startswith("# ") or sample.match(line), line
+
+
+def test_gpus_and_their_xids_are_series_of_their_own():
+    res = dict(result(), gpu={"driver": "580.159.04", "count": 7, "expected": 8,
+                              "gpus": [{"index": 0, "bus": "0000:04:00", "ok": True},
+                                       {"index": 1, "bus": "0000:05:00", "ok": False}],
+                              "xids": [{"pci_bus_id": "0000:8b:00", "xid": 79, "count": 2}]})
+    text = hm.render(res, 1764000000.0)
+    rc, out = promtool_check(text)
+    assert rc == 0, out
+    assert series(text, "gpudirect_gpus_seen") == ["gpudirect_gpus_seen 7"]
+    assert series(text, "gpudirect_gpus_expected") == ["gpudirect_gpus_expected 8"]
+    assert series(text, "gpudirect_gpu_ok") == ['gpudirect_gpu_ok{gpu="0",bus="0000:04:00"} 1',
+                                                'gpudirect_gpu_ok{gpu="1",bus="0000:05:00"} 0']
+    assert series(text, "gpudirect_gpu_xid_events") == ['gpudirect_gpu_xid_events{bus="0000:8b:00",xid="79"} 2']
+    # no GPU part (not configured): no GPU series at all
+    assert series(hm.render(result(), 1764000000.0), "gpudirect_gpus_seen") == []
