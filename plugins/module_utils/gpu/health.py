@@ -314,7 +314,9 @@ def judge(expected, ev):
         out.extend(_clocks(gpu))
         action = (gpu.get("recovery_action") or "").upper().replace(" ", "_")
         if action and action != "NONE":
-            rung = RECOVERY_ACTIONS.get(action, "reboot")
+            # nvidia-smi prints "Reset" or "Reboot" where NVML names GPU_RESET and NODE_REBOOT
+            rung = next((RECOVERY_ACTIONS[k] for k in (action, "GPU_" + action, "NODE_" + action)
+                         if k in RECOVERY_ACTIONS), "reboot")
             out.append(finding(_label(gpu), "fail", "the driver asks for recovery: %s" % gpu["recovery_action"], rung,
                                _reset(gpu) if rung == "reset_gpu" else (["reboot"] if rung == "reboot" else None)))
         if gpu.get("persistence_mode") is False:

@@ -225,3 +225,12 @@ def test_the_judge_on_the_real_capture_says_what_the_module_said_on_that_machine
     # the module ran on a second machine of the same kind: another GPU, the same readings
     same = [dict(g, uuid=None) for g in recorded["gpus"]]
     assert same == [dict(g, uuid=None) for g in nvidia_smi.parse(xml)]
+
+
+def test_the_drivers_recovery_action_is_a_fault_with_its_rung():
+    def asks(word):
+        return node_xml(edit=lambda i, g: g.replace("<gpu_recovery_action>None<",
+                                                    "<gpu_recovery_action>%s<" % word) if i == 0 else g)
+    assert subjects(health.judge(A3, evidence(asks("Reset")))) == [("GPU 0 (0000:04:00)", "reset_gpu")]
+    assert subjects(health.judge(A3, evidence(asks("Reboot")))) == [("GPU 0 (0000:04:00)", "reboot")]
+    assert subjects(health.judge(A3, evidence(asks("Drain P2P")))) == [("GPU 0 (0000:04:00)", "reset_gpu")]
