@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Writing files so that a reader never sees half of one.
+"""Reading a file that may be absent, and writing files so that a reader never sees half of one.
 
 Plain Python (no ansible import): the node health agent runs it without ansible-core.
 """
@@ -12,6 +12,15 @@ __metaclass__ = type
 
 import os
 import tempfile
+
+
+def read_or_none(path):
+    """The file's whole content, or None when it is absent or cannot be read."""
+    try:
+        with open(path) as fh:
+            return fh.read()
+    except (IOError, OSError):
+        return None
 
 
 def write_atomic(path, text, mode, dir_mode=0o755):

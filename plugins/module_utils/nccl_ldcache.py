@@ -21,14 +21,6 @@ def conf_text(lib_dir):
     return "%s%s\n" % (HEADER, lib_dir)
 
 
-def read(path):
-    try:
-        with open(path) as fh:
-            return fh.read()
-    except (IOError, OSError):
-        return None
-
-
 def cache_stale(cache, sources, getmtime=os.path.getmtime, exists=os.path.exists):
     """True when cache is missing or older than any of the sources that exist."""
     if not exists(cache):

@@ -80,15 +80,8 @@ import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+from ansible_collections.gpudirect.gcp.plugins.module_utils.files import read_or_none
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex
-
-
-def _read(path):
-    try:
-        with open(path) as fh:
-            return fh.read()
-    except (IOError, OSError):
-        return None
 
 
 def main():
@@ -115,7 +108,7 @@ def main():
         imex.MODPROBE_OPTION
     nodes_changed = False
     for path, want in ((conf["nodes_config"], text), (p["modprobe_file"], modprobe)):
-        have = _read(path)
+        have = read_or_none(path)
         if have == want:
             continue
         changed = True
@@ -125,7 +118,7 @@ def main():
             err = gm.write_file(path, want, 0o644)
             if err:
                 gm.fail(err)
-    major = imex.channel_major(_read(p["proc_devices"]))
+    major = imex.channel_major(read_or_none(p["proc_devices"]))
     created = []
     for channel in imex.channel_state(conf["channel_dir"], conf.get("channels", 1), major):
         if channel["ok"]:

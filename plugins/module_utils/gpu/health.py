@@ -138,13 +138,13 @@ def _reset(gpu):
     return ["nvidia-smi", "--gpu-reset", "-i", str(gpu["index"])]
 
 
-def _presence(expected, ev, gpus):
+def _presence(expected, ev, gpus, groups):
     out = []
     seen = set(nvidia_smi.bus_key(g["pci_bus_id"]) for g in gpus)
     pci = ev.get("pci")
     fallen = set(xid.fallen_off(ev.get("kernel_log")))
     # an Xid 79 line names the same GPU: its finding speaks for it
-    xid79 = set(e["pci_bus_id"] for e in xid.events(ev.get("kernel_log")) if e["xid"] == 79)
+    xid79 = set(bus for (bus, number), _seen in groups if number == 79)
     for bus in pci or []:
         if bus not in seen and bus not in xid79:
             why = " and the kernel log says it fell off the bus" if bus in fallen else ""
@@ -174,24 +174,15 @@ def _state_shows(gpu, what):
     return bool(gpu.get("ecc_volatile_uncorrectable") or gpu.get("remapped_rows_pending"))
 
 
-def _xids(ev, gpus):
+def _xids(groups, gpus):
     by_bus = dict((nvidia_smi.bus_key(g["pci_bus_id"]), g) for g in gpus)
-    groups = {}
-    order = []
-    for event in xid.events(ev.get("kernel_log")):
-        key = (event["pci_bus_id"], event["xid"])
-        if key not in groups:
-            order.append(key)
-            groups[key] = []
-        groups[key].append(event)
     out = []
-    for bus, number in order:
-        seen = groups[(bus, number)]
-        info = xid.describe(number, groups[(bus, number)][-1]["message"])
+    for (bus, number), seen in groups:
+        last = seen[-1]["message"]
+        info = xid.describe(number, last)
         gpu = by_bus.get(bus)
         subject = _label(gpu) if gpu else "GPU %s" % bus
         gone = "" if gpu or not gpus else "; the driver no longer sees it"
-        last = seen[-1]["message"]
         backed = STATE_BACKED.get(number)
         if backed and gpu:
             if not _state_shows(gpu, backed):
@@ -304,10 +295,11 @@ def judge(expected, ev):
     gpus = ev.get("smi") or []
     if ev.get("pci_error"):
         out.append(could_not_run("PCI bus", ev["pci_error"]))
-    out.extend(_presence(expected, ev, gpus))
+    groups = xid.grouped(xid.events(ev.get("kernel_log")))
+    out.extend(_presence(expected, ev, gpus, groups))
     if ev.get("kernel_log_error"):
         out.append(could_not_run("kernel log", ev["kernel_log_error"]))
-    out.extend(_xids(ev, gpus))
+    out.extend(_xids(groups, gpus))
     for gpu in gpus:
         out.extend(_memory(gpu))
         out.extend(_pcie(gpu))
@@ -338,14 +330,8 @@ def judge(expected, ev):
 
 def xid_counts(kernel_log):
     """[{pci_bus_id, xid, count}] of the kernel log, in first-seen order."""
-    counts, order = {}, []
-    for event in xid.events(kernel_log):
-        key = (event["pci_bus_id"], event["xid"])
-        if key not in counts:
-            order.append(key)
-            counts[key] = 0
-        counts[key] += 1
-    return [{"pci_bus_id": bus, "xid": number, "count": counts[(bus, number)]} for bus, number in order]
+    return [{"pci_bus_id": bus, "xid": number, "count": len(seen)}
+            for (bus, number), seen in xid.grouped(xid.events(kernel_log))]
 
 
 def check(expected, run, which, sys_dir="/sys"):

@@ -22,6 +22,8 @@ import os
 import re
 import stat
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text_strict
+
 CHANNEL_MAJOR_NAME = "nvidia-caps-imex-channels"
 MODPROBE_OPTION = "options nvidia NVreg_CreateImexChannel0=1"
 _IPV4 = re.compile(r"^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$")
@@ -89,9 +91,8 @@ def channel_state(channel_dir, count, major):
     return out
 
 
-def gather(run, which, conf, read=None):
+def gather(run, which, conf):
     """The node's IMEX state. conf: the family table's imex entry."""
-    read = read or _read
     ev = {"unit_state": None, "nodes": None, "nodes_error": None, "ctl": None, "ctl_error": None,
           "channels": channel_state(conf["channel_dir"], conf.get("channels", 1), None)}
     systemctl = which("systemctl")
@@ -99,7 +100,7 @@ def gather(run, which, conf, read=None):
         rc, out, err = run([systemctl, "is-active", conf["unit"]])
         ev["unit_state"] = (out or "").strip() or "unknown"
     try:
-        ev["nodes"] = parse_nodes_config(read(conf["nodes_config"]))
+        ev["nodes"] = parse_nodes_config(read_text_strict(conf["nodes_config"]))
     except (IOError, OSError) as exc:
         ev["nodes_error"] = "cannot read %s: %s" % (conf["nodes_config"], exc.strerror or exc)
     ctl = which("nvidia-imex-ctl")
@@ -113,11 +114,6 @@ def gather(run, which, conf, read=None):
         else:
             ev["ctl"] = lines[-1] if lines else "no answer"
     return ev
-
-
-def _read(path):
-    with open(path) as fh:
-        return fh.read()
 
 
 def judge(conf, expected_nodes, ev):

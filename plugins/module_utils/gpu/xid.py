@@ -57,6 +57,18 @@ def events(text):
     return out
 
 
+def grouped(found):
+    """Events -> [((pci_bus_id, xid), [events])], one group per GPU and Xid, in first-seen order."""
+    groups, order = {}, []
+    for event in found:
+        key = (event["pci_bus_id"], event["xid"])
+        if key not in groups:
+            order.append(key)
+            groups[key] = []
+        groups[key].append(event)
+    return [(key, groups[key]) for key in order]
+
+
 def fallen_off(text):
     """Bus ids ('0000:9b:00') the kernel log says fell off the bus without an Xid line."""
     seen = []

@@ -420,7 +420,8 @@ def down(name):
     return {"containers": len(ids), "networks": len(nets), "known": plan is not None}
 
 
-def restart(name, host):
+def _plan_node(name, host):
+    """(plan, node) of one node of a sandbox; one line naming what is not there."""
     plan = common.load_state(name)
     if not plan:
         raise common.SandboxError("no sandbox named %s (run `up --name %s`)" % (name, name))
@@ -428,6 +429,11 @@ def restart(name, host):
     if node is None:
         raise common.SandboxError("sandbox %s has no node %s (nodes: %s)"
                                   % (name, host, ", ".join(n["name"] for n in plan["nodes"])))
+    return plan, node
+
+
+def restart(name, host):
+    plan, node = _plan_node(name, host)
     common.podman("restart", "-t", "10", host)
     wait_ready(plan, node, strict=False)
     return node
@@ -436,13 +442,7 @@ def restart(name, host):
 def fault(name, host, kind, args):
     """Seed one fault into a node's STAND-IN GPUs; the stand-in's own line says what it did or refused
     (its FAULTS list the kinds)."""
-    plan = common.load_state(name)
-    if not plan:
-        raise common.SandboxError("no sandbox named %s (run `up --name %s`)" % (name, name))
-    node = next((n for n in plan["nodes"] if n["name"] == host), None)
-    if node is None:
-        raise common.SandboxError("sandbox %s has no node %s (nodes: %s)"
-                                  % (name, host, ", ".join(n["name"] for n in plan["nodes"])))
+    plan, node = _plan_node(name, host)
     # over SSH, as root: `podman exec` into a node that runs containers of its own can lose its cgroup here;
     # ssh joins its argument list into one remote command line, so each argument is quoted
     argv = ["/usr/local/sbin/gpudirect-standin-gpu", "fault", kind] + list(args)

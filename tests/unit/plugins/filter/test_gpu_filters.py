@@ -5,22 +5,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
-
 import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpudirect.gcp.plugins.filter.gpu import FilterModule as GpuFilters
 from ansible_collections.gpudirect.gcp.plugins.filter.topology import FilterModule as TopologyFilters
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_gpu_xid import read
 
 GPU = GpuFilters().filters()
 TOPOLOGY = TopologyFilters().filters()
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "gpu")
-
-
-def read(*parts):
-    with open(os.path.join(FIXTURES, *parts)) as fh:
-        return fh.read()
 
 
 def test_nvidia_smi_parse_takes_text_or_a_registered_result():
