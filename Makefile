@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODES ?= 2
 FAMILY ?= a3-mega
-VARIANT ?= cos
+VARIANT ?= ubuntu
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo / make demo-down: the collection's main job on a SANDBOX cluster.
 #   scripts/demo.sh up [NODES] [FAMILY] [VARIANT]   (env NODES, FAMILY, VARIANT work too;
-#                                                   2, a3-mega, cos; VARIANT ubuntu: Ubuntu-like nodes)
+#                                                   2, a3-mega, ubuntu; VARIANT el or cos: docs/sandbox.md)
 #   scripts/demo.sh down [--images]       remove everything `up` made
 #                                         (--images: the cached images too)
 # It installs nothing: `make deps` does that.
@@ -32,7 +32,7 @@ TXT
 }
 
 up() {
-  local nodes="${1:-${NODES:-2}}" family="${2:-${FAMILY:-a3-mega}}" variant="${3:-${VARIANT:-cos}}"
+  local nodes="${1:-${NODES:-2}}" family="${2:-${FAMILY:-a3-mega}}" variant="${3:-${VARIANT:-ubuntu}}"
   if [ ! -x "$py" ]; then
     echo "demo: $py is missing: run \`make deps\` (or \`make demo\`, which runs it)" >&2
     exit 1
@@ -44,7 +44,7 @@ up() {
   banner "$family"
   "$root/scripts/link-collection.sh"
   t0=$SECONDS
-  say "sandbox: $nodes x $family, $variant-like nodes (images are built once and cached)"
+  say "sandbox: $nodes x $family, $variant nodes (images are built once and cached)"
   if [ -f "$state/state.json" ]; then
     "${sandbox[@]}" down --name "$name"
   fi

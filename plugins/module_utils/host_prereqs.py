@@ -142,16 +142,30 @@ def gib_repository(family, pkg_mgr, root="/"):
                     "(nccl_plugin_gib_method: image)" % name)]
 
 
+GUEST_OS_CAUSE = ("Container-Optimized OS has a read-only root and resets /etc at every boot, so the MTUs, units "
+                  "and files the configuration phases write would be lost at the next reboot")
+GUEST_OS_FIX = ("use Google's Ubuntu, Debian or Rocky based accelerator images (or GKE's own installers on GKE); "
+                "gpudirect.gcp.diagnose still reads such a node")
+
+
+def os_release_id(text):
+    """The ID field of an os-release text ('' when it has none)."""
+    for line in (text or "").splitlines():
+        if line.startswith("ID="):
+            return line.split("=", 1)[1].strip().strip('"').strip("'")
+    return ""
+
+
+def refuses_configuration(text):
+    """Whether an os-release text names Container-Optimized OS, which the configuration phases refuse."""
+    return os_release_id(text) == "cos"
+
+
 def guest_os(root="/"):
     """Container-Optimized OS cannot keep what the roles write: refuse it before anything changes."""
-    text = read_text(os.path.join(root, OS_RELEASE.lstrip("/"))) or ""
-    fields = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
-    if fields.get("ID", "").strip('"') != "cos":
+    if not refuses_configuration(read_text(os.path.join(root, OS_RELEASE.lstrip("/")))):
         return []
-    return [problem("guest OS", "Container-Optimized OS has a read-only root and resets /etc at every boot, so the "
-                    "MTUs, units and files the configuration phases write would be lost at the next reboot",
-                    "use Google's Ubuntu, Debian or Rocky based accelerator images (or GKE's own installers on "
-                    "GKE); gpudirect.gcp.diagnose still reads such a node")]
+    return [problem("guest OS", GUEST_OS_CAUSE, GUEST_OS_FIX)]
 
 
 def _host_port(registry):

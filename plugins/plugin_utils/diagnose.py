@@ -63,6 +63,14 @@ def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0):
     versions = dict((h, dict(evidence[h].get("versions") or {}, family=evidence[h].get("family"),
                              zone=evidence[h].get("zone"))) for h in reached)
     out.extend(version_skew.skew(versions, repairs, pinned=pinned, skip=skip))
+    for host in reached:
+        refused = node_checks.guest_os(host, evidence[host])
+        if refused:
+            # the phases refuse this node: their repair commands would only repeat that
+            for item in out:
+                if item["host"] == host and (item["repair"] or "").startswith("ansible-playbook "):
+                    item["repair"] = None
+            out.extend(refused)
     return ordered(out)
 
 

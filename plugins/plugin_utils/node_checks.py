@@ -17,7 +17,7 @@ __metaclass__ = type
 import re
 import shlex
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families, host_prereqs
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid import rung_order
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import REPAIR_TAGS, finding
 
@@ -222,6 +222,15 @@ def nccl_qualified(host, ev, repairs):
                     "jobs can load NCCL %s, but plugin %s was qualified with NCCL %s: a job runs an unqualified "
                     "pair unless it brings NCCL %s itself" % (", ".join(found), plugin_version, qualified, qualified),
                     repairs.role(host, "nccl_plugin"))]
+
+
+def guest_os(host, ev):
+    """A node whose OS the configuration phases refuse: one finding whose repair is another image (none of
+    the phases' own repairs can hold there)."""
+    if not host_prereqs.refuses_configuration(ev.get("os_release")):
+        return []
+    return [finding(host, "host", "guest OS", "fail", host_prereqs.GUEST_OS_CAUSE,
+                    "recreate the VM from another image: " + host_prereqs.GUEST_OS_FIX.split("; ", 1)[0])]
 
 
 def devices(host, ev, repairs):

@@ -4,7 +4,7 @@ no RDMA, and Google's images are replaced by clearly labelled stand-ins.
 
 Run it with Python 3 as root: python3 tests/sandbox/sandbox.py COMMAND ...
 
-  sandbox.py up --name NAME [--family a3-mega] [--nodes 2] [--variant cos|ubuntu|el]
+  sandbox.py up --name NAME [--family a3-mega] [--nodes 2] [--variant ubuntu|el|cos]
   sandbox.py down --name NAME | --all
   sandbox.py restart --name NAME --node HOST      (like a VM reboot)
   sandbox.py status --name NAME [--json]
@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sandboxlib import cluster, common, images  # noqa: E402  pylint: disable=wrong-import-position
+from sandboxlib import cluster, common, images, layout  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def _name(value):
@@ -40,10 +40,10 @@ def parse(argv):
     p.add_argument("--name", required=True, type=_name)
     p.add_argument("--family", default=os.environ.get("FAMILY", "a3-mega"))
     p.add_argument("--nodes", type=int, default=int(os.environ.get("NODES", "2")))
-    p.add_argument("--variant", default=os.environ.get("VARIANT", "cos"),
-                   help="cos: COS-like nodes (eth*, systemd-networkd, /var/lib/nvidia, no container toolkit); el: EL-like "
-                        "(enp*, NetworkManager); ubuntu: like Ubuntu's "
-                        "accelerator image (enp*, netplan, packaged driver, container toolkit)")
+    p.add_argument("--variant", default=os.environ.get("VARIANT", layout.DEFAULT_VARIANT),
+                   help="ubuntu: Google's Ubuntu accelerator image (enp*, netplan, packaged driver, container "
+                        "toolkit); el: its Rocky Linux one (enp*, NetworkManager); cos: Container-Optimized OS (eth*, "
+                        "systemd-networkd, /var/lib/nvidia, read-only root, /etc reset at boot)")
     p = sub.add_parser("down", help="remove a sandbox's nodes, networks and processes")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--name", type=_name)

@@ -116,7 +116,7 @@ def _node_argv(plan, node, image):
         # podman does not attach networks in the order given: name each interface
         argv += ["--network", "%s:ip=%s,mac=%s,interface_name=%s" % (nic["network"], nic["ip"], nic["mac"],
                                                                      nic["iface"])]
-    argv += [image, "/sbin/init"]
+    argv += [image, images.init_command(plan["variant"])]
     return argv
 
 
@@ -153,7 +153,7 @@ def _seed_files(plan, node):
         # TCPX an A3 High's PCI layout (rxdm_sysfs_root).
         root = os.path.join(tmp, "root")
         prof = layout.family_profile(plan["family"])
-        variant = plan.get("variant", "cos")
+        variant = plan["variant"]
         files = [("var/lib/gpudirect-standin/nvidia_version", STANDIN_DRIVER_VERSION + "\n"),
                  ("var/lib/gpudirect-standin/dmabuf_import_helper",
                   "STAND-IN for /dev/dmabuf_import_helper: a plain file, not the import-helper device\n"),
@@ -368,7 +368,7 @@ def drop_stale_leases(nodes, root=CNI_LEASES):
     return removed
 
 
-def up(name, family, nodes, variant="cos"):
+def up(name, family, nodes, variant=layout.DEFAULT_VARIANT):
     if not 1 <= nodes <= layout.MAX_NODES:
         raise common.SandboxError("--nodes must be between 1 and %d, got %d" % (layout.MAX_NODES, nodes))
     if variant not in layout.VARIANTS:

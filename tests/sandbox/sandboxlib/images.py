@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import tempfile
 
-from . import common
+from . import common, layout
 
 # Bump when the build steps below change in a way that changes the images.
 RECIPE_VERSION = "5"
@@ -37,25 +37,28 @@ NODE_SERVICES = ["gpudirect-sandbox-sysfs-ro.service", "gpudirect-sandbox-guest-
                  "gpudirect-sandbox-gpu-devices.service",
                  "systemd-networkd.service", "ssh.service"]
 # a container has no console to log in on; the rest only slow boot down
+# COS's boot, before systemd: see tests/sandbox/node-cos/
+COS_INIT = "/usr/lib/gpudirect-sandbox/cos-init"
 NODE_MASKED = ["getty@tty1.service", "console-getty.service", "systemd-timesyncd.service", "apt-daily.timer",
                "apt-daily-upgrade.timer", "e2scrub_reap.service"]
 
-# The node images differ only in what manages the network, as Google's images do
-# (docs/sandbox.md): extra Debian packages, the units that run at boot instead
-# of systemd-networkd, and files laid over tests/sandbox/node/ from
-# tests/sandbox/node-<variant>/.  cos keeps exactly the recipe above.
+# The node images differ where Google's images differ (docs/sandbox.md): extra
+# Debian packages, the units that run at boot instead of systemd-networkd, and
+# files laid over tests/sandbox/node/ from tests/sandbox/node-<variant>/.
 VARIANT_IMAGES = {
-    # systemd-networkd with .network files (COS; Debian cloud images alike)
-    "cos": {"packages": [], "enable": [], "disable": [], "mask": []},
-    # netplan generating systemd-networkd configuration, as on Ubuntu
+    # Google's Ubuntu accelerator images, which cluster-toolkit's A3/A4 blueprints
+    # run: netplan generating systemd-networkd configuration
     "ubuntu": {"packages": ["netplan.io"], "enable": [], "disable": [], "mask": []},
-    # NetworkManager with keyfile connections, as on EL; networkd stays off
-    # (libpam-systemd: the logind polkitd needs, which debootstrap cannot pick itself)
+    # Google's Rocky Linux accelerator images: NetworkManager with keyfile
+    # connections; networkd stays off (libpam-systemd: the logind polkitd needs,
+    # which debootstrap cannot pick itself)
     "el": {"packages": ["network-manager", "libpam-systemd"], "enable": ["NetworkManager.service"],
            "disable": ["systemd-networkd.service"],
            "mask": ["systemd-networkd.service", "systemd-networkd.socket", "systemd-networkd-wait-online.service"]},
+    # Container-Optimized OS: systemd-networkd with .network files, and a boot
+    # that makes / read-only and /etc a fresh tmpfs (node-cos/usr/lib/gpudirect-sandbox/cos-init)
+    "cos": {"packages": [], "enable": [], "disable": [], "mask": [], "init": COS_INIT},
 }
-
 BASE_IMAGE = "localhost/gpudirect-standin-base"
 BASE_TAG = "latest"
 BASE_PACKAGES = ["python3"]
@@ -159,17 +162,20 @@ def _build_rootfs_image(ref, packages, files_dir, kind, tag, config, customise=N
         shutil.rmtree(work, ignore_errors=True)
 
 
-def variant_recipe(variant="cos"):
+def variant_recipe(variant=layout.DEFAULT_VARIANT):
     """(image name, packages, services to enable, units to mask, overlay dirs) of a node variant."""
     if variant not in VARIANT_IMAGES:
         raise common.SandboxError("node variant %r unknown; use %s" % (variant, " or ".join(VARIANT_IMAGES)))
     spec = VARIANT_IMAGES[variant]
-    if variant == "cos":
-        return NODE_IMAGE, NODE_PACKAGES, NODE_SERVICES, NODE_MASKED, [NODE_FILES]
     services = [s for s in NODE_SERVICES if s not in spec["disable"]] + spec["enable"]
     overlay = os.path.join(common.SANDBOX_DIR, "node-%s" % variant)
     return ("%s-%s" % (NODE_IMAGE, variant), NODE_PACKAGES + spec["packages"], services,
             NODE_MASKED + spec["mask"], [NODE_FILES] + ([overlay] if os.path.isdir(overlay) else []))
+
+
+def init_command(variant=layout.DEFAULT_VARIANT):
+    """What a node of the variant runs as PID 1 (COS: its filesystem set-up, then systemd)."""
+    return VARIANT_IMAGES[variant].get("init", "/sbin/init")
 
 
 def _recipe_tag(packages, dirs, units):
@@ -193,7 +199,7 @@ def _add_login_user(root):
     os.chmod(os.path.join(root, "etc", "sudoers.d", "google_sudoers"), 0o440)
 
 
-def node_image(variant="cos"):
+def node_image(variant=layout.DEFAULT_VARIANT):
     """Build (or reuse) the node image of a variant; return its reference."""
     name, packages, services, masked, dirs = variant_recipe(variant)
     tag = _recipe_tag(packages, dirs, services + masked)

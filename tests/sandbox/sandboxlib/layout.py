@@ -5,17 +5,19 @@ sandbox gets its own block of subnets, 10.<slot>.<nic>.0/24, so several can
 run at once; node k has address 10.<slot>.<nic>.<10+k> and a GCE-style MAC
 (42:01 + the address) on every network, so a restart keeps both.
 
-Three node variants, as Google's images differ:
-  cos     COS-like: NICs eth0.., systemd-networkd, the driver in
-          /var/lib/nvidia/lib64, GPU device nodes and no NVIDIA container toolkit
-          (`--gpus` is refused);
-  ubuntu  like Ubuntu's accelerator image: the family's enp* names, netplan
-          (a cloud-init style 50-cloud-init.yaml) rendering systemd-networkd
+Three node variants, one for each kind of image Google offers for A3/A4 VMs:
+  ubuntu  (default) Google's Ubuntu accelerator image, which cluster-toolkit's
+          A3/A4 Slurm blueprints run: the family's enp* names, netplan (a
+          cloud-init style 50-cloud-init.yaml) rendering systemd-networkd
           configuration, the packaged driver in the system library directory,
-          the container toolkit behind `--gpus all`, and no /var/lib/nvidia;
-  el      like an EL (Rocky, RHEL) image: enp* names, NetworkManager with one
-          keyfile connection per NIC and systemd-networkd off, the packaged
-          driver in /usr/lib64 and the container toolkit.
+          the container toolkit behind `--gpus all`, no /var/lib/nvidia;
+  el      Google's Rocky Linux accelerator image: enp* names, NetworkManager
+          with one keyfile connection per NIC and systemd-networkd off, the
+          packaged driver in /usr/lib64 and the container toolkit;
+  cos     Container-Optimized OS: eth0.. names, systemd-networkd, the driver in
+          /var/lib/nvidia/lib64, GPU device nodes and no container toolkit
+          (`--gpus` is refused), a read-only root and an /etc that every boot
+          resets; the configuration phases refuse it.
 """
 
 import hashlib
@@ -31,7 +33,8 @@ ZONE = "sandbox-local1-a"
 FIRST_HOST = 10
 MAX_NODES = 64
 SLOTS = range(100, 200)
-VARIANTS = ("cos", "ubuntu", "el")
+VARIANTS = ("ubuntu", "el", "cos")
+DEFAULT_VARIANT = "ubuntu"
 # variants whose images name NICs like the family's Ubuntu guests (predictable PCI names)
 PCI_NAMED = ("ubuntu", "el")
 TEN = ipaddress.ip_network("10.0.0.0/8")
@@ -151,7 +154,7 @@ def physical_host_topology(topo):
     return {"cluster": topo["cluster"], "block": topo["block"], "subBlock": topo["subblock"], "host": topo["host"]}
 
 
-def plan(name, family, nodes, slot, variant="cos"):
+def plan(name, family, nodes, slot, variant=DEFAULT_VARIANT):
     """Everything `up` creates, as data (also what the inventory and the emulator describe)."""
     if variant not in VARIANTS:
         raise common.SandboxError("node variant %r unknown; use %s" % (variant, " or ".join(VARIANTS)))

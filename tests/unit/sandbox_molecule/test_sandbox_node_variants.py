@@ -50,10 +50,31 @@ def test_ubuntu_renders_netplan_for_networkd(lib):
     assert "systemd-networkd.service" not in masked
 
 
-def test_cos_image_recipe_is_the_plain_node(lib):
+def test_cos_boots_through_its_filesystem_setup_and_says_it_is_cos(lib):
     images = lib[0]
-    assert images.variant_recipe("cos") == (images.NODE_IMAGE, images.NODE_PACKAGES, images.NODE_SERVICES,
-                                            images.NODE_MASKED, [images.NODE_FILES])
+    name, packages, enabled, masked, dirs = images.variant_recipe("cos")
+    assert name.endswith("-cos") and packages == images.NODE_PACKAGES
+    assert "systemd-networkd.service" in enabled and masked == images.NODE_MASKED
+    overlay = [d for d in dirs if d.endswith("node-cos")]
+    assert len(overlay) == 1
+    with open(os.path.join(overlay[0], "etc", "os-release")) as fh:
+        assert "ID=cos\n" in fh.read()
+    init = images.init_command("cos")
+    script = os.path.join(overlay[0], init.lstrip("/"))
+    assert os.access(script, os.X_OK)
+    with open(script) as fh:
+        text = fh.read()
+    # a read-only root, an /etc that is a fresh tmpfs at every boot, then systemd as PID 1
+    assert "mount -o remount,bind,ro /" in text and "mount -t tmpfs" in text and text.rstrip().endswith(
+        "exec /sbin/init")
+    assert [images.init_command(v) for v in ("ubuntu", "el")] == ["/sbin/init", "/sbin/init"]
+
+
+def test_the_default_node_is_googles_ubuntu_image(lib):
+    images, layout = lib[0], lib[1]
+    assert layout.DEFAULT_VARIANT == "ubuntu"
+    assert layout.plan("unit", "a3-mega", 1, 150)["variant"] == "ubuntu"
+    assert images.variant_recipe()[0].endswith("-ubuntu")
 
 
 def test_unknown_variant_is_one_line(lib):

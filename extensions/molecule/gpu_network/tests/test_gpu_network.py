@@ -10,6 +10,8 @@ __metaclass__ = type
 import json
 import os
 
+import yaml
+
 testinfra_hosts = ["ansible://gpu_nodes"]
 
 
@@ -36,9 +38,18 @@ def test_every_gpu_nic_is_at_its_vpc_mtu(host):
     assert not wrong, wrong
 
 
+NETPLAN_FILE = "/etc/netplan/90-gpudirect-gpu-mtu.yaml"
+
+
+def _netplan(host):
+    """The role's netplan override when the node's network is netplan's, else None."""
+    override = host.file(NETPLAN_FILE)
+    return yaml.safe_load(override.content_string) if override.exists else None
+
+
 def _persisted_file(host, name):
-    """The file that holds a GPU NIC's MTU: its own .network file, or a drop-in for the
-    .network file that already configured the NIC."""
+    """The file that holds a GPU NIC's MTU under plain systemd-networkd: its own .network file,
+    or a drop-in for the .network file that already configured the NIC."""
     own = "/etc/systemd/network/40-gpudirect-%s.network" % name
     if host.file(own).exists:
         return own
@@ -47,8 +58,16 @@ def _persisted_file(host, name):
     return "/etc/systemd/network/%s.d/90-gpudirect-mtu.conf" % network_file.rsplit("/", 1)[-1]
 
 
-def test_mtu_is_persisted_for_systemd_networkd(host):
+def test_mtu_is_persisted(host):
     ifaces = _ifaces(host)
+    netplan = _netplan(host)
+    if netplan is not None:
+        # netplan: each GPU NIC's own id (the one cloud-init gave it) carries the MTU, nothing else
+        ethernets = netplan["network"]["ethernets"]
+        expected = dict((ifaces[nic["ip"]][0], {"mtu": nic["mtu"]}) for nic in _gpu_nics(host))
+        assert ethernets == expected
+        assert host.file(NETPLAN_FILE).mode == 0o600
+        return
     for nic in _gpu_nics(host):
         name = ifaces[nic["ip"]][0]
         conf = host.file(_persisted_file(host, name))
@@ -56,11 +75,18 @@ def test_mtu_is_persisted_for_systemd_networkd(host):
         assert "MTUBytes=%d" % nic["mtu"] in conf.content_string
 
 
-def test_networkd_applies_that_file(host):
+def test_networkd_applies_the_persisted_configuration(host):
     ifaces = _ifaces(host)
+    netplan = _netplan(host) is not None
     for nic in _gpu_nics(host):
         name = ifaces[nic["ip"]][0]
         status = host.check_output("networkctl status --no-pager %s" % name)
+        if netplan:
+            # netplan renders the merged definition, MTU included, for systemd-networkd
+            rendered = "/run/systemd/network/10-netplan-%s.network" % name
+            assert "Network File: %s" % rendered in status, "%s: networkd does not use %s" % (name, rendered)
+            assert "MTUBytes=%d" % nic["mtu"] in host.file(rendered).content_string
+            continue
         persisted = _persisted_file(host, name)
         # a drop-in is not listed by networkctl; the file it extends is
         used = persisted.rsplit("/", 2)[-2][:-2] if persisted.endswith(".conf") else persisted.rsplit("/", 1)[-1]

@@ -16,7 +16,7 @@ from ansible_collections.gpudirect.gcp.plugins.plugin_utils import rxdm_command
 testinfra_hosts = ["ansible://gpu_nodes"]
 UNIT = "/etc/systemd/system/receive-datapath-manager.service"
 STANDIN_DMABUF = "/var/lib/gpudirect-standin/dmabuf_import_helper"
-COS_DRIVER = "/var/lib/nvidia/lib64"
+TOOLKIT_LIBCUDA = "/usr/lib/x86_64-linux-gnu/libcuda.so.1"
 
 
 def _unit_lines(host, key):
@@ -29,10 +29,10 @@ def test_unit_runs_the_tables_command(host):
     rxdm = families.get_family(family)["rxdm"]
     engine = host.check_output("command -v docker")
     ref = "%s:%s" % (rxdm["image"], rxdm["version"])
-    # a COS-like node: the driver in /var/lib/nvidia/lib64 and no container toolkit, so the GPUs go as devices
-    assert host.file(COS_DRIVER + "/libcuda.so.1").exists
-    assert not host.exists("nvidia-container-runtime-hook")
-    expected = rxdm_command.build_run_argv(rxdm, engine, ref, "ubuntu", gpus=False, driver_lib_dir=COS_DRIVER,
+    # Google's Ubuntu image: the packaged driver and the container toolkit, which takes `--gpus all`
+    assert host.file(TOOLKIT_LIBCUDA).exists and not host.file("/var/lib/nvidia").exists
+    assert host.exists("nvidia-container-runtime-hook")
+    expected = rxdm_command.build_run_argv(rxdm, engine, ref, "ubuntu", gpus=True, driver_lib_dir=None,
                                            volume_sources={"/dev/dmabuf_import_helper": STANDIN_DMABUF})
     assert _unit_lines(host, "ExecStart") == [rxdm_command.systemd_exec_line(expected)]
     assert _unit_lines(host, "Restart") == ["always"]
@@ -65,10 +65,12 @@ def test_container_has_the_mounts_and_env_rxdm_needs(host):
     info = json.loads(host.check_output("docker inspect receive-datapath-manager"))[0]
     mounts = dict((m["Destination"], m["Source"]) for m in info["Mounts"])
     assert mounts["/dev/dmabuf_import_helper"] == STANDIN_DMABUF
-    assert mounts["/usr/local/nvidia/lib64"] == COS_DRIVER
+    # the toolkit (stand-in) injected libcuda.so.1; nothing is mounted at /usr/local/nvidia/lib64
+    assert mounts[TOOLKIT_LIBCUDA] == TOOLKIT_LIBCUDA
+    assert "/usr/local/nvidia/lib64" not in mounts
     env = info["Config"]["Env"]
     assert "HEALTH_CHECK_LOG_FILE=/run/health-check" in env
-    # no container toolkit on a COS-like node: the GPUs are passed as (stand-in) devices, not `--gpus all`
-    assert not [e for e in env if e.startswith("GPUDIRECT_STANDIN_GPUS=")]
+    # `--gpus all` reached the container (the sandbox's docker hands it on as an environment variable)
+    assert "GPUDIRECT_STANDIN_GPUS=all" in env
     assert info["HostConfig"]["Privileged"] is True
     assert info["HostConfig"]["NetworkMode"] == "host"

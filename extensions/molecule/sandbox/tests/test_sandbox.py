@@ -17,6 +17,16 @@ REAL_IMAGE = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1
 testinfra_hosts = ["ansible://gpu_nodes"]
 
 
+def _state():
+    with open(os.path.join(STATE, "state.json")) as fh:
+        return json.load(fh)
+
+
+def _ifaces(name):
+    """The node's interface names in NIC order, as its image names them (nic0 first)."""
+    return [nic["iface"] for nic in next(n for n in _state()["nodes"] if n["name"] == name)["nics"]]
+
+
 def _inventory():
     with open(INVENTORY) as fh:
         return yaml.safe_load(fh)["all"]["children"]["gpu_nodes"]["hosts"]
@@ -33,9 +43,9 @@ def _mtu(host, iface):
     return int(host.file("/sys/class/net/%s/mtu" % iface).content_string.strip())
 
 
-def _set_mtu(host, count, mtu):
-    for index in range(1, count):
-        host.run_test("ip link set dev eth%d mtu %d" % (index, mtu))
+def _set_mtu(host, ifaces, mtu):
+    for iface in ifaces[1:]:
+        host.run_test("ip link set dev %s mtu %d" % (iface, mtu))
 
 
 def test_systemd_is_pid1_and_running(host):
@@ -46,9 +56,10 @@ def test_systemd_is_pid1_and_running(host):
 def test_gpu_nics_start_at_guest_default_mtu(host):
     hvars = _inventory()[host.backend.get_hostname()]
     assert len(hvars["gpu_nics"]) == 8
-    assert _mtu(host, "eth0") == hvars["gce_nics"][0]["mtu"] == 8244
-    for index in range(1, len(hvars["gce_nics"])):
-        assert _mtu(host, "eth%d" % index) == 1460, "eth%d" % index
+    ifaces = _ifaces(host.backend.get_hostname())
+    assert _mtu(host, ifaces[0]) == hvars["gce_nics"][0]["mtu"] == 8244
+    for iface in ifaces[1:]:
+        assert _mtu(host, iface) == 1460, iface
 
 
 def test_registry_refuses_anonymous_pulls_like_artifact_registry(host):
@@ -85,49 +96,50 @@ def test_unknown_image_is_not_found(host):
 
 def test_gpu_networks_carry_the_vpc_mtu():
     """Full-size unfragmented pings cross every GPU network only once both ends are raised."""
-    vars0, node0 = _node(0)[1:]
-    vars1, node1 = _node(1)[1:]
-    count = len(vars0["gce_nics"])
+    name0, vars0, node0 = _node(0)
+    name1, vars1, node1 = _node(1)
+    ifaces0, ifaces1 = _ifaces(name0), _ifaces(name1)
     mtu = vars0["gce_nics"][1]["mtu"]
     payload = mtu - 28
     try:
-        for index in range(1, count):
+        for index, iface in enumerate(ifaces0[1:], 1):
             target = vars1["gce_nics"][index]["ip"]
-            too_big = node0.run("ping -c 1 -W 2 -M do -s %d -I eth%d %s" % (payload, index, target))
-            assert too_big.rc != 0, "eth%d sent %d bytes unfragmented at MTU 1460" % (index, payload)
+            too_big = node0.run("ping -c 1 -W 2 -M do -s %d -I %s %s" % (payload, iface, target))
+            assert too_big.rc != 0, "%s sent %d bytes unfragmented at MTU 1460" % (iface, payload)
             assert "message too long" in (too_big.stderr + too_big.stdout).lower()
-        _set_mtu(node0, count, mtu)
-        _set_mtu(node1, count, mtu)
-        for index in range(1, count):
+        _set_mtu(node0, ifaces0, mtu)
+        _set_mtu(node1, ifaces1, mtu)
+        for index, iface in enumerate(ifaces0[1:], 1):
             target = vars1["gce_nics"][index]["ip"]
-            ok = node0.run("ping -c 1 -W 2 -M do -s %d -I eth%d %s" % (payload, index, target))
-            assert ok.rc == 0, "eth%d: %s" % (index, ok.stdout + ok.stderr)
+            ok = node0.run("ping -c 1 -W 2 -M do -s %d -I %s %s" % (payload, iface, target))
+            assert ok.rc == 0, "%s: %s" % (iface, ok.stdout + ok.stderr)
     finally:
-        _set_mtu(node0, count, 1460)
-        _set_mtu(node1, count, 1460)
+        _set_mtu(node0, ifaces0, 1460)
+        _set_mtu(node1, ifaces1, 1460)
 
 
 def test_restart_keeps_addresses_and_only_persisted_mtu():
     """A restart is a reboot: same addresses and MACs, GPU NICs back at 1460 unless configured."""
     name, hvars, node = _node(1)
+    ifaces = _ifaces(name)
     mtu = hvars["gce_nics"][1]["mtu"]
-    before = node.check_output("ip -br address show eth1")
-    node.run_test("printf '[Match]\\nName=eth1\\n\\n[Link]\\nMTUBytes=%d\\n\\n[Network]\\nKeepConfiguration=yes\\n' "
-                  "> /etc/systemd/network/50-sandbox-test.network" % mtu)
-    node.run_test("ip link set dev eth2 mtu %d" % mtu)  # not persisted: must not survive
+    # persisted as a drop-in for the .network file netplan renders for the NIC at boot
+    dropin = "/etc/systemd/network/10-netplan-%s.network.d" % ifaces[1]
+    before = node.check_output("ip -br address show %s" % ifaces[1])
+    node.run_test("mkdir -p %s && printf '[Link]\\nMTUBytes=%d\\n' > %s/50-sandbox-test.conf" % (dropin, mtu, dropin))
+    node.run_test("ip link set dev %s mtu %d" % (ifaces[2], mtu))  # not persisted: must not survive
     try:
         subprocess.run([sys.executable, os.path.join(ROOT, "tests", "sandbox", "sandbox.py"), "restart",
                         "--name", NAME, "--node", name], check=True, timeout=240)
-        after = node.check_output("ip -br address show eth1")
+        after = node.check_output("ip -br address show %s" % ifaces[1])
         assert before.split()[2:] == after.split()[2:]
-        for nic in hvars["gce_nics"]:
-            iface = "eth" + nic["name"][3:]
+        for nic, iface in zip(hvars["gce_nics"], ifaces):
             assert node.file("/sys/class/net/%s/address" % iface).content_string.strip() == nic["mac"]
-        assert _mtu(node, "eth1") == mtu
-        assert _mtu(node, "eth2") == 1460
+        assert _mtu(node, ifaces[1]) == mtu
+        assert _mtu(node, ifaces[2]) == 1460
         assert node.run("systemctl is-system-running").stdout.strip() == "running"
     finally:
-        node.run("rm -f /etc/systemd/network/50-sandbox-test.network")
+        node.run("rm -f %s/50-sandbox-test.conf" % dropin)
 
 
 def test_up_starts_a_node_over_a_stale_address_lease():
@@ -137,8 +149,7 @@ def test_up_starts_a_node_over_a_stale_address_lease():
     away without its network teardown leaves the file, and podman then refuses the
     node's own address ("requested IP address ... is not available")."""
     name, hvars, node = _node(1)
-    with open(os.path.join(STATE, "state.json")) as fh:
-        inv = json.load(fh)
+    inv = _state()
     net = next(n for n in inv["networks"] if n["index"] == 1)
     lease_dir = os.path.join("/var/lib/cni/networks", net["name"])
     ip = hvars["gce_nics"][1]["ip"]
@@ -147,11 +158,11 @@ def test_up_starts_a_node_over_a_stale_address_lease():
                                                                      "containers.conf")))
     os.makedirs(lease_dir, exist_ok=True)
     with open(os.path.join(lease_dir, ip), "w") as fh:
-        fh.write("0123456789abcdef-left-by-a-removed-container\neth1")
+        fh.write("0123456789abcdef-left-by-a-removed-container\n%s" % _ifaces(name)[1])
     up = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "sandbox", "sandbox.py"), "up",
                          "--name", NAME, "--family", inv["family"], "--nodes", str(len(inv["nodes"])),
-                         "--variant", inv.get("variant", "cos")],
+                         "--variant", inv["variant"]],
                         capture_output=True, text=True, timeout=300, check=False)
     assert up.returncode == 0, up.stderr
     assert node.run("systemctl is-system-running").stdout.strip() == "running"
-    assert ip in node.check_output("ip -br address show eth1")
+    assert ip in node.check_output("ip -br address show %s" % _ifaces(name)[1])

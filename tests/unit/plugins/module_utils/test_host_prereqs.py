@@ -119,6 +119,13 @@ def test_container_optimized_os_is_refused_in_one_line(node, tmp_path):
     assert H.check("a3-high", which_of("docker"), **node)["problems"] == []
 
 
+@pytest.mark.parametrize("text, refused", [
+    ('ID="cos"\n', True), ("ID='cos'\n", True), ("NAME=x\nID=cos\n", True), ("ID_LIKE=cos\nID=ubuntu\n", False),
+    ("ID=debian\n", False), ("", False), (None, False), ("garbage without fields", False)])
+def test_only_an_os_release_whose_id_is_cos_is_refused(text, refused):
+    assert H.refuses_configuration(text) is refused
+
+
 def test_a_registry_the_node_cannot_reach_is_one_line_naming_it():
     calls = []
 

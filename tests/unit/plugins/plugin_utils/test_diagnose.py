@@ -144,6 +144,22 @@ def test_missing_profile_is_one_finding():
     assert keys(diagnose.node_findings(ev, hosts, REPAIRS)) == [("n1", "nccl_profile", "/etc/nccl/nccl.env")]
 
 
+def test_a_cos_node_is_one_guest_os_finding_and_no_site_repair():
+    hosts, ev = cluster(2)
+    ev["n1"]["os_release"] = 'NAME="Container-Optimized OS"\nID=cos\nVERSION_ID=121\n'
+    ev["n1"]["profile"]["present"] = False
+    ev["n1"]["profile"]["error"] = "No such file or directory"
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert keys(found) == [("n1", "host", "guest OS"), ("n1", "nccl_profile", "/etc/nccl/nccl.env")]
+    guest = next(f for f in found if f["subject"] == "guest OS")
+    assert guest["severity"] == "fail" and "read-only root" in guest["cause"]
+    assert guest["repair"].startswith("recreate the VM from another image: use Google's Ubuntu")
+    # site.yml refuses the node, so it is never offered as the profile's repair
+    assert next(f for f in found if f["component"] == "nccl_profile")["repair"] is None
+    ev["n1"]["os_release"] = "ID=ubuntu\nVERSION_ID=22.04\n"
+    assert keys(diagnose.node_findings(ev, hosts, REPAIRS)) == [("n1", "nccl_profile", "/etc/nccl/nccl.env")]
+
+
 def test_rxdm_image_that_does_not_pair_with_the_plugin():
     hosts, ev = cluster(2)
     # v1.0.21 is qualified with plugin v1.0.15, not with the v1.0.17 the node has

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""TCPX RxDM on an Ubuntu-like node: topology file from the node, driver from the container toolkit."""
+"""TCPX RxDM on an Ubuntu accelerator image node: topology file from the node, driver from the container toolkit."""
 
 from __future__ import absolute_import, division, print_function
 
