@@ -258,7 +258,8 @@ def test_hostile_tool_output_stays_one_line_everywhere(tmp_path):
     FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
     bindir = slurm_bin(tmp_path, 1)
     (tmp_path / "bin" / "systemctl").write_bytes(
-        b"#!/bin/sh\ncase \"$1\" in start) printf 'Job \\033[31mfor\\007 x \\377 failed\\nFORGED: pass\\n' >&2; exit 1;; "
+        b"#!/bin/sh\ncase \"$1\" in start) printf 'Job \\033[31mfor\\007 x \\377 failed ya29.planted-secret\\n"
+        b"FORGED: pass\\n' >&2; exit 1;; "
         b"esac\necho 'ActiveState=inactive'; echo 'NRestarts=0'\n")
     config_file = tmp_path / "health.json"
     config_file.write_text(json.dumps(config_for_slurm()))
@@ -276,3 +277,6 @@ def test_hostile_tool_output_stays_one_line_everywhere(tmp_path):
     assert len(reason.strip().splitlines()) == 1 and "\\xff" in reason and "\x1b" not in reason
     text = metrics(tmp_path)
     assert promtool_check(text)[0] == 0 and "\x1b" not in text
+    # the token planted in the tool's output reaches none of them
+    for output in (out, reason, text, proc.stderr.decode("utf-8", "replace")):
+        assert "planted-secret" not in output

@@ -134,3 +134,17 @@ def test_property_every_report_format_takes_any_finding(subject, cause):
     text = prom_text.render([("m", "gauge", "h")], {"m": [([("subject", subject)], 1)]})
     text.encode("utf-8")
     assert len(text.splitlines()) == 3
+
+
+@settings(max_examples=100, deadline=None)
+@given(_ANY_TEXT, _ANY_TEXT)
+def test_property_the_agents_reason_and_drain_reason_are_one_line(subject, cause):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils import slurm_hook
+    reason = node_health.one_line([node_health.finding("gpu", subject, "fail", cause)])
+    reason.encode("utf-8")
+    assert len(reason.splitlines()) == 1
+    calls = []
+    slurm_hook.drain(lambda argv: calls.append(argv) or (0, "", ""), {"scontrol": "/bin/scontrol"}.get,
+                     {"SLURMD_NODENAME": "n1"}, "gpudirect: " + reason)
+    drained = calls[0][-1]
+    assert drained.startswith("reason=gpudirect: ") and len(drained.splitlines()) == 1 and len(drained) <= 207
