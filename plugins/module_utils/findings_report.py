@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - Python 2
     from cgi import escape as _html_escape
 
 FIELDS = ("host", "component", "subject", "severity", "cause", "repair")
-COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "imex", "topology", "fabric")
+COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "rdma", "imex", "topology", "fabric")
 SEVERITIES = ("fail", "warn")
 CLUSTER = "(cluster)"
 

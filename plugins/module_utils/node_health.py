@@ -28,13 +28,13 @@ import time
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health as gpu_health
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex, nvidia_smi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex, nvidia_smi, rdma
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_ready, nic_sysfs, plugin_state
 from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
 from ansible_collections.gpudirect.gcp.plugins.module_utils import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
 
-COMPONENTS = ("gpu", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile")
+COMPONENTS = ("gpu", "rdma", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile")
 
 
 class ConfigError(ValueError):
@@ -92,8 +92,11 @@ def check_gpu(family, part, run, which):
              "ok": nvidia_smi.bus_key(g["pci_bus_id"]) not in failing} for g in result["gpus"]]
     if fam.get("imex"):
         found += imex.judge(fam["imex"], part.get("imex_nodes"), imex.gather(run, which, fam["imex"]))
+    ports, rdma_found = rdma.check(fam, run, which, sys_dir=part.get("sys_dir") or "/sys",
+                                   interval_s=part.get("rdma_interval_s", 1.0))
+    found += rdma_found
     return {"driver": result["driver"], "count": len(result["gpus"]), "expected": fam["gpu"].get("count"),
-            "gpus": gpus, "xids": result["xids"]}, found
+            "gpus": gpus, "xids": result["xids"], "rdma_ports": ports}, found
 
 
 def check_rxdm(part, run, which, wait_s=0):

@@ -175,7 +175,8 @@ def gpu(host, ev, repairs):
     for item in _merged(state.get("findings") or []):
         rung, action, phase = item.get("rung"), item.get("action"), item.get("phase")
         if rung == "report_host":
-            fix = repairs.report_host(host, "gpu %s: %s" % (item["subject"], item["cause"]))
+            fix = repairs.report_host(host, "%s %s: %s" % (item.get("component") or "gpu", item["subject"],
+                                                           item["cause"]))
         elif rung == "reboot":
             fix = repairs.node_command(host, "ansible.builtin.reboot")
         elif action:
