@@ -56,6 +56,7 @@ class ActionModule(ActionBase):
             return self._could_not_check(result, "no project: the hosts carry no gce_project and the projects "
                                                  "option is empty")
         endpoint = gce_api.auth_from_env(args, os.environ)
+        result["warnings"] = gce_api.auth_warnings(args["auth_kind"], endpoint, args.get("service_account_file"))
         missing = gce_api.check_dependencies()
         if missing:
             return self._could_not_check(result, missing)

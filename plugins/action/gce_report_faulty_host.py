@@ -30,7 +30,7 @@ ARGUMENT_SPEC = dict(
 
 def request_for(args):
     """(path, body) of the call; what a dry run shows."""
-    path = "projects/%s/zones/%s/instances/%s/reportHostAsFaulty" % (args["project"], args["zone"], args["instance"])
+    path = gce_api.instance_path(args["project"], args["zone"], args["instance"], "reportHostAsFaulty")
     body = {"disruptionSchedule": "IMMEDIATE",
             "faultReasons": [{"behavior": args["behavior"], "description": args["description"]}]}
     return path, body
@@ -44,10 +44,11 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         endpoint = gce_api.auth_from_env(args, os.environ)
-        for key in ("instance", "project", "zone"):
-            if not args[key] or "/" in args[key]:
-                raise AnsibleActionFail("gce_report_faulty_host: %s %r is not a plain name" % (key, args[key]))
-        path, body = request_for(args)
+        result["warnings"] = gce_api.auth_warnings(args["auth_kind"], endpoint, args.get("service_account_file"))
+        try:
+            path, body = request_for(args)
+        except gce_api.GceApiError as exc:
+            raise AnsibleActionFail("gce_report_faulty_host: %s" % exc)
         vm = "instance %s (project %s, zone %s)" % (args["instance"], args["project"], args["zone"])
         request = {"method": "POST", "url": "%s/compute/v1/%s" % (endpoint, path), "body": body}
         result.update(request=request, dry_run=bool(self._task.check_mode))

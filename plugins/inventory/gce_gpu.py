@@ -481,6 +481,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         missing = gce_api.check_dependencies()
         if missing:
             raise AnsibleParserError(missing)
+        for text in gce_api.auth_warnings(opts["auth_kind"], opts["api_endpoint"],
+                                          self.get_option("service_account_file")):
+            display.warning(text)
         creds = gce_api.build_credentials(
             auth_kind=opts["auth_kind"],
             service_account_file=self.get_option("service_account_file"),

@@ -23,6 +23,21 @@ def read_or_none(path):
         return None
 
 
+def read_own(path):
+    """The content of the regular file at path, or None when there is none. Never what a symbolic link
+    points at: a diff of it would show another file (the write replaces the link with a file)."""
+    if os.path.islink(path) or not os.path.isfile(path):
+        return None
+    return read_or_none(path)
+
+
+def destination_problem(option, path):
+    """Why path cannot take a file (one line naming the option), or None."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        return "%s %s is a directory; it must name a file" % (option, path)
+    return None
+
+
 def write_atomic(path, text, mode, dir_mode=0o755):
     """Write text to path through a temporary file in the same directory and a rename, with mode;
     create the directory.

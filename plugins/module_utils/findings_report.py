@@ -15,29 +15,33 @@ __metaclass__ = type
 import json
 from xml.etree import ElementTree as ET
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import safe_text
+
 try:
     from html import escape as _html_escape
 except ImportError:  # pragma: no cover - Python 2
     from cgi import escape as _html_escape
 
 FIELDS = ("host", "component", "subject", "severity", "cause", "repair")
-COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "imex", "topology", "fabric")
+COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "rdma", "imex", "topology", "fabric")
 SEVERITIES = ("fail", "warn")
 CLUSTER = "(cluster)"
 
 
 def esc(text):
-    """Text made safe for HTML."""
-    return _html_escape("" if text is None else str(text), quote=True)
+    """Text made safe for HTML: control characters and undecodable bytes shown as escapes, markup escaped."""
+    return _html_escape(safe_text.visible(text), quote=True)
 
 
 def clean(items):
-    """Only the documented fields, as strings (or null), so nothing else reaches the report."""
+    """Only the documented fields, each one line of text with secrets masked (or null), so nothing
+    else reaches the report and no finding can forge a line of it."""
     out = []
     for item in items or []:
         if not isinstance(item, dict):
             continue
-        out.append(dict((k, None if item.get(k) is None else str(item.get(k))) for k in FIELDS))
+        out.append(dict((k, None if item.get(k) is None else safe_text.one_line(safe_text.mask_text(item.get(k))))
+                        for k in FIELDS))
     return out
 
 

@@ -28,6 +28,10 @@ FAMILIES = (
     ("gpudirect_gpus_expected", "gauge", "GPUs the machine family has"),
     ("gpudirect_gpu_ok", "gauge", "1 when no failing finding names the GPU"),
     ("gpudirect_gpu_xid_events", "gauge", "Xid events in the kernel log since boot, per GPU and Xid"),
+    ("gpudirect_rdma_port_active", "gauge", "1 when the RDMA port is ACTIVE"),
+    ("gpudirect_rdma_port_active_mtu_bytes", "gauge", "The RDMA port's active MTU"),
+    ("gpudirect_rdma_port_errors", "gauge",
+     "How much the RDMA port's error counters (link downed, out of sequence, retransmit timeouts) rose during the check"),
     ("gpudirect_nic_up", "gauge", "1 when the GPU NIC is up (admin up, carrier)"),
     ("gpudirect_nic_mtu_bytes", "gauge", "The GPU NIC's MTU now"),
     ("gpudirect_nic_expected_mtu_bytes", "gauge", "The MTU of the GPU NIC's VPC"),
@@ -64,6 +68,12 @@ def samples(result, now, timed_out=False, standins=False):
         for item in gpu.get("xids") or []:
             out["gpudirect_gpu_xid_events"].append(((("bus", item["pci_bus_id"]), ("xid", str(item["xid"]))),
                                                     item["count"]))
+        for port in gpu.get("rdma_ports") or []:
+            labels = (("device", port["device"]), ("port", str(port["port"])))
+            out["gpudirect_rdma_port_active"].append((labels, port.get("state") == "ACTIVE"))
+            if port.get("active_mtu") is not None:
+                out["gpudirect_rdma_port_active_mtu_bytes"].append((labels, port["active_mtu"]))
+            out["gpudirect_rdma_port_errors"].append((labels, port.get("errors") or 0))
     for nic in result.get("nics") or []:
         labels = (("nic", nic.get("nic") or nic.get("name") or ""), ("interface", nic.get("iface") or ""))
         out["gpudirect_nic_up"].append((labels, bool(nic.get("up"))))

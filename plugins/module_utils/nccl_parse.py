@@ -47,7 +47,8 @@ _NCCL_INFO = re.compile(r"\bNCCL (INFO|WARN)\b\s?(.*)$")
 _USING_NET = re.compile(r"Using network (\S+)")
 _NCCL_VERSION = re.compile(r"NCCL version (\S+)")
 _DATA_START = re.compile(r"^\d+\s+\d+\s+[A-Za-z_][A-Za-z0-9_]*(\s|$)")
-_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+# digits are matched once (no "\d+\.?\d*", which backtracks quadratically on a long run of digits)
+_NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
 
 _HEADER_FIELDS = (
     ("nthread", r"nThread\s+(\d+)"),
@@ -156,12 +157,24 @@ def _half(values, names):
         elif name == "busbw":
             out["busbw_gbps"] = finite_float(val)
         elif name in ("#wrong", "wrong"):
-            out["wrong"] = None if val.upper() == "N/A" else int(float(val))
+            wrong = None if val.upper() == "N/A" else finite_float(val)
+            out["wrong"] = None if wrong is None else int(wrong)
         elif name == "error":
             out["max_error"] = None if val.upper() == "N/A" else finite_float(val)
         else:
             out.setdefault("extra", {})[name] = finite_float(val) if _num(val) else val
     return out
+
+
+def _non_finite(tokens):
+    """Whether a row holds inf, nan or a number too large for a float (each would be dropped as null)."""
+    for tok in tokens:
+        low = tok.lower().lstrip("+-")
+        if low in ("inf", "infinity", "nan"):
+            return True
+        if _num(tok) and finite_float(tok) is None:
+            return True
+    return False
 
 
 def finite_float(val):
@@ -312,7 +325,10 @@ def _parse_text(text, collective, res):
                 layout = _guess_layout(toks, res["collective"], res)
             row = _parse_row(toks, layout) if layout else None
             if row is None:
-                res["notes"].append("unreadable data row: %s" % body[:200])
+                # a row cut short (output truncated mid-line) is no measurement: the run is not ok
+                res["errors"].append("unreadable or cut data row: %s" % body[:200])
+            elif _non_finite(toks):
+                res["errors"].append("data row with a value that is not a finite number: %s" % body[:200])
             else:
                 res["rows"].append(row)
             continue

@@ -13,21 +13,29 @@ __metaclass__ = type
 
 import json
 import math
-import re
 from xml.etree import ElementTree as ET
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import findings_report, pair_matrix
+from ansible_collections.gpudirect.gcp.plugins.module_utils import findings_report, pair_matrix, safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings_report import esc
 
 SCHEMA = "gpudirect.gcp/nccl-report/v1"
-_SECRETISH = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL)", re.I)
 
 
-def scrub_env(env):
-    """Drop values of variables whose names look secret."""
-    out = {}
-    for key, value in (env or {}).items():
-        out[key] = "********" if _SECRETISH.search(key) and not key.startswith("NCCL_") else value
+def scrub_runs(runs):
+    """Each run as the report keeps it: its command line and output with the same masking as the
+    environment (mpirun's -x NAME=value carries the environment into the command)."""
+    out = []
+    for run in runs or []:
+        if not isinstance(run, dict):
+            continue
+        run = dict(run)
+        if isinstance(run.get("command"), (list, tuple)):
+            run["command"] = safe_text.mask_argv(run["command"])
+        elif run.get("command") is not None:
+            run["command"] = safe_text.mask_text(run["command"])
+        if run.get("output_tail") is not None:
+            run["output_tail"] = safe_text.mask_text(run["output_tail"])
+        out.append(run)
     return out
 
 
@@ -46,7 +54,7 @@ def build_report(result, run_id, started=None, finished=None, findings=None, hos
     """Assemble the report document from the module result and, for a diagnosis, its findings.
 
     standins: the caller knows some evidence came from stand-ins (the sandbox's nodes say so)."""
-    runs = result.get("runs") or []
+    runs = scrub_runs(result.get("runs"))
     summary = summarize(result)
     items = findings_report.clean(findings)
     if diagnosis is not None:
@@ -73,7 +81,7 @@ def build_report(result, run_id, started=None, finished=None, findings=None, hos
         "topology": result.get("topology") or {},
         "pair_matrix": pair_matrix.compact(result),
         "runs": runs,
-        "env": scrub_env(result.get("env")),
+        "env": safe_text.mask_env(result.get("env")),
         "summary": summary,
     }
 
@@ -168,7 +176,20 @@ def to_junit(report):
         suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
         suite.set("skipped", str(sum(1 for c in cases if c.find("skipped") is not None)))
         suite.set("errors", "0")
+    _xml_safe(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _xml_safe(root):
+    """Every text and attribute made valid XML 1.0 (ElementTree escapes markup, not control characters);
+    attributes on one line, as JUnit readers show them."""
+    for node in root.iter():
+        if node.text is not None:
+            node.text = safe_text.visible(node.text)
+        if node.tail is not None:
+            node.tail = safe_text.visible(node.tail)
+        for key, value in list(node.attrib.items()):
+            node.set(key, safe_text.one_line(value))
 
 
 # --- HTML / SVG -------------------------------------------------------------

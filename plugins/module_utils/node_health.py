@@ -28,12 +28,13 @@ import time
 from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health as gpu_health
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex, nvidia_smi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex, nvidia_smi, rdma
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_ready, nic_sysfs, plugin_state
 from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
+from ansible_collections.gpudirect.gcp.plugins.module_utils import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
 
-COMPONENTS = ("gpu", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile")
+COMPONENTS = ("gpu", "rdma", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile")
 
 
 class ConfigError(ValueError):
@@ -91,8 +92,11 @@ def check_gpu(family, part, run, which):
              "ok": nvidia_smi.bus_key(g["pci_bus_id"]) not in failing} for g in result["gpus"]]
     if fam.get("imex"):
         found += imex.judge(fam["imex"], part.get("imex_nodes"), imex.gather(run, which, fam["imex"]))
+    ports, rdma_found = rdma.check(fam, run, which, sys_dir=part.get("sys_dir") or "/sys",
+                                   interval_s=part.get("rdma_interval_s", 1.0))
+    found += rdma_found
     return {"driver": result["driver"], "count": len(result["gpus"]), "expected": fam["gpu"].get("count"),
-            "gpus": gpus, "xids": result["xids"]}, found
+            "gpus": gpus, "xids": result["xids"], "rdma_ports": ports}, found
 
 
 def check_rxdm(part, run, which, wait_s=0):
@@ -114,12 +118,8 @@ def check_rxdm(part, run, which, wait_s=0):
 
 def check_plugin(family, part, root):
     state = plugin_state.inspect(family, part["record_file"], root)
-    found = [finding("nccl_plugin", path, "fail", "missing") for path in state["missing"]]
-    found += [finding("nccl_plugin", path, "fail", "content differs from the sha256 recorded at install")
-              for path in state["modified"]]
-    ld = state.get("ld_so_conf")
-    if ld and not ld.get("registered"):
-        found.append(finding("nccl_plugin", ld["path"], "fail", "does not register %s" % ld["lib_dir"]))
+    found = [finding("nccl_plugin", subject, "fail", cause)
+             for subject, cause in plugin_state.problems(state, families.get_family(family)["transport"])]
     state["intact"] = not found
     return state, found
 
@@ -182,10 +182,12 @@ def verdict(findings):
 
 
 def one_line(findings):
-    """The reason in one line (what Slurm shows as a drain reason and the journal keeps)."""
+    """The reason in one line (what Slurm shows as a drain reason and the journal keeps), whatever text
+    the finding holds: control characters and undecodable bytes escaped, secrets masked."""
     if not findings:
         return "healthy"
     first = sorted(findings, key=lambda f: f["severity"] != "fail")[0]
     more = len(findings) - 1
-    return "%s %s %s: %s%s" % (first["severity"], first["component"], first["subject"], first["cause"],
-                               (" (+%d more)" % more) if more else "")
+    return safe_text.one_line(safe_text.mask_text("%s %s %s: %s%s" % (
+        first["severity"], first["component"], first["subject"], first["cause"],
+        (" (+%d more)" % more) if more else "")))

@@ -31,12 +31,28 @@ class InstallError(Exception):
 
 def read_record(path):
     """The recorded install, or None when there is none or it is unreadable."""
+    return read_record_checked(path)[0]
+
+
+def read_record_checked(path):
+    """(record, problem): the record and None; (None, None) when there is no record; (None, why in a few
+    words) when the file is there but is no record (cut short, not JSON, or not the shape one is)."""
     try:
-        with open(path) as fh:
-            data = json.load(fh)
-    except (IOError, OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except (IOError, OSError):
+        return None, None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, "not JSON (%s)" % (str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    if not isinstance(data, dict):
+        return None, "not a JSON object"
+    manifest = data.get("manifest")
+    if manifest is not None and not (isinstance(manifest, list) and
+                                     all(isinstance(e, dict) and isinstance(e.get("path"), str) for e in manifest)):
+        return None, "its manifest is not a list of {path, sha256} entries"
+    return data, None
 
 
 def public(record):

@@ -43,9 +43,32 @@ def inspect(family, record_file, root="/"):
     plugin = fam["plugin"]
     record_path = os.path.join(plugin["install_dir"], record_file)
     files_dir = plugin["files_dir"]
-    record = pi.read_record(_under(root, record_path))
+    record, record_problem = pi.read_record_checked(_under(root, record_path))
     local_dir = _under(root, files_dir)
     missing = [os.path.join(files_dir, f) for f in pi.missing_files(local_dir, plugin["files"])]
     modified = [os.path.join(files_dir, f) for f in pi.modified_files(record, local_dir)]
-    return dict(record_path=record_path, record=pi.public(record), files_dir=files_dir, missing=missing,
-                modified=modified, ld_so_conf=ld_so_conf_state(root, plugin) if fam["transport"] == "gib" else None)
+    return dict(record_path=record_path, record=pi.public(record), record_problem=record_problem,
+                files_dir=files_dir, missing=missing, modified=modified,
+                ld_so_conf=ld_so_conf_state(root, plugin) if fam["transport"] == "gib" else None)
+
+
+def problems(state, transport):
+    """[(subject, cause)] of a plugin state: the one rule set the node health agent and diagnose share."""
+    out = []
+    record = state.get("record")
+    if state.get("record_problem"):
+        out.append((state.get("record_path"), "install record unusable: %s; the nccl_plugin role rewrites it"
+                    % state["record_problem"]))
+    elif not record and transport in ("tcpx", "tcpxo"):
+        out.append((state.get("record_path"), "no install record: the plugin was never installed by the "
+                    "nccl_plugin role, or its record was removed"))
+    what = ("installed from %s:%s" % (record.get("image"), record.get("tag"))) if record else "no install record"
+    for path in state.get("missing") or []:
+        out.append((path, "missing (%s); NCCL falls back to sockets or fails without it" % what))
+    for path in state.get("modified") or []:
+        out.append((path, "content differs from the sha256 recorded at install (%s)" % what))
+    ld = state.get("ld_so_conf")
+    if ld and not ld.get("registered"):
+        out.append((ld.get("path"), ("does not name %s" if ld.get("present") else
+                                     "missing: the linker does not know %s") % ld.get("lib_dir")))
+    return out

@@ -11,10 +11,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import safe_text
+
 
 def escape(value):
-    """A label value as the format wants it: backslash, double quote and newline escaped."""
-    return str(value).replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
+    """A label value as the format wants it: one line of valid UTF-8 (control characters and undecodable
+    bytes shown as escapes), backslash and double quote escaped."""
+    return safe_text.one_line(value).replace("\\", "\\\\").replace("\"", "\\\"")
 
 
 def labels(pairs):

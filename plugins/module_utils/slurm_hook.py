@@ -18,7 +18,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import node_health
+from ansible_collections.gpudirect.gcp.plugins.module_utils import node_health, safe_text
 
 PHASES = ("prolog", "epilog")
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -97,7 +97,7 @@ def drain(run, which, environ, reason):
     if not node:
         return "cannot set the drain reason: SLURMD_NODENAME unset"
     return _command(run, which, ["scontrol", "update", "nodename=%s" % node, "state=drain",
-                                 "reason=%s" % reason[:200]], "scontrol update")
+                                 "reason=%s" % safe_text.one_line(reason, limit=200)], "scontrol update")
 
 
 def run_hook(phase, config, run, which, nodes, rxdm_per_job, rxdm_wait_s, root="/"):

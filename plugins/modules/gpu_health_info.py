@@ -26,6 +26,10 @@ description:
   - "On families with IMEX (A4X), also IMEX: the service running, C(nodes_config.cfg) listing exactly the
     VMs of the node's NVLink domain (O(imex_nodes)), the channel devices present, and C(nvidia-imex-ctl -q)
     answering C(READY); these findings have component C(imex)."
+  - "On families with GPUDirect RDMA (A3 Ultra, A4, A4X), also each expected RDMA device: present, its port
+    C(ACTIVE) on an Ethernet link, its active MTU what the VPC MTU allows (C(ibv_devinfo)), and its error
+    counters read twice, O(rdma_interval_s) apart, so a port that flaps or drops packets now is named; these
+    findings have component C(rdma) and the subject C(<device> port <n>)."
   - Each finding carries the least disruptive repair that clears it (RV(findings[].rung)) and, where one command
     on the node does it, that command (RV(findings[].action)).
   - A tool that is missing or breaks gives a C(warn) whose cause starts with C(could not run), never a C(fail).
@@ -52,6 +56,12 @@ options:
         VMs have started IMEX too. 0 takes one look.
     type: int
     default: 0
+  rdma_interval_s:
+    description:
+      - Seconds between the two reads of the RDMA error counters; a counter that rises in between names its
+        port. Ignored on families without RDMA devices.
+    type: float
+    default: 1.0
 extends_documentation_fragment:
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
@@ -92,6 +102,13 @@ xids:
   type: list
   elements: dict
   sample: [{"pci_bus_id": "0000:9b:00", "xid": 79, "count": 1}]
+rdma_ports:
+  description: Each RDMA port (families with GPUDirect RDMA), with C(device), C(port), C(state), C(active_mtu)
+    and C(errors) (how much its error counters rose between the two reads).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"device": "mlx5_0", "port": "1", "state": "ACTIVE", "active_mtu": 4096, "errors": 0}]
 findings:
   description: One per fault.
   returned: always
@@ -99,10 +116,10 @@ findings:
   elements: dict
   contains:
     component:
-      description: C(gpu), or C(imex) for the IMEX checks.
+      description: C(gpu), C(imex) for the IMEX checks, or C(rdma) for the RDMA ports.
       type: str
     subject:
-      description: The GPU (index and bus id), or the driver, tool or service at fault.
+      description: The GPU (index and bus id), the RDMA device and port, or the driver, tool or service at fault.
       type: str
       sample: GPU 3 (0000:8b:00)
     severity:
@@ -133,7 +150,7 @@ import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health, imex
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health, imex, rdma
 
 
 def main():
@@ -142,6 +159,7 @@ def main():
         sys_dir=dict(type="path", default="/sys"),
         imex_nodes=dict(type="list", elements="str"),
         imex_wait_s=dict(type="int", default=0),
+        rdma_interval_s=dict(type="float", default=1.0),
     ))
     fam = families.FAMILIES.get(gm.params["family"])
     if fam is None:
@@ -159,6 +177,9 @@ def main():
                 break
             time.sleep(2)
         result["findings"] += found
+    result["rdma_ports"], found = rdma.check(fam, run, gm.which, sys_dir=gm.params["sys_dir"],
+                                             interval_s=max(0.0, gm.params["rdma_interval_s"]))
+    result["findings"] += found
     severities = set(f["severity"] for f in result["findings"])
     verdict = "fail" if "fail" in severities else ("warn" if "warn" in severities else "pass")
     gm.exit(changed=False, verdict=verdict, **result)

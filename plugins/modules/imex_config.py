@@ -80,7 +80,7 @@ import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.files import read_or_none
+from ansible_collections.gpudirect.gcp.plugins.module_utils.files import destination_problem, read_or_none, read_own
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex
 
 
@@ -107,8 +107,12 @@ def main():
     modprobe = "# written by gpudirect.gcp: the driver creates IMEX channel 0 when it loads\n%s\n" % \
         imex.MODPROBE_OPTION
     nodes_changed = False
-    for path, want in ((conf["nodes_config"], text), (p["modprobe_file"], modprobe)):
-        have = read_or_none(path)
+    for option, path, want in (("nodes_config", conf["nodes_config"], text),
+                               ("modprobe_file", p["modprobe_file"], modprobe)):
+        problem = destination_problem(option, path)
+        if problem:
+            gm.fail(problem)
+        have = read_own(path)
         if have == want:
             continue
         changed = True

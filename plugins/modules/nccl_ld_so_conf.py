@@ -74,7 +74,7 @@ import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_ldcache
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.files import read_or_none
+from ansible_collections.gpudirect.gcp.plugins.module_utils.files import destination_problem, read_own
 
 
 def main():
@@ -83,7 +83,10 @@ def main():
                         cache=dict(type="path", default="/etc/ld.so.cache")),
                    required_if=[("state", "present", ["lib_dir"])])
     p = gm.params
-    before = read_or_none(p["path"])
+    problem = destination_problem("path", p["path"])
+    if problem:
+        gm.fail("nccl_ld_so_conf: %s" % problem)
+    before = read_own(p["path"])
     after = nccl_ldcache.conf_text(p["lib_dir"]) if p["state"] == "present" else None
     entry_changed = before != after
     sources = [p["path"], os.path.dirname(p["path"])] + ([p["lib_dir"]] if p["lib_dir"] else [])

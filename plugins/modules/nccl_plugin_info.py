@@ -59,6 +59,11 @@ record:
   description: The record's C(image), C(tag) and C(digest), or null when there is no readable record.
   returned: always
   type: dict
+record_problem:
+  description: Why the record file that is there is no usable record (cut short, not JSON, a malformed
+    manifest), or null.
+  returned: always
+  type: str
 files_dir:
   description: The directory the expected files are relative to.
   returned: always

@@ -13,10 +13,17 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import os
 import random
+import re
 import socket
 import threading
 import time
+
+try:
+    from urllib.parse import quote
+except ImportError:  # pragma: no cover - Python 2
+    from urllib import quote
 
 # requests and google-auth are imported on first use: a cache hit needs neither,
 # and importing them costs about half a second.
@@ -130,6 +137,34 @@ class GceApiError(Exception):
         self.reason = reason
 
 
+# GCE's naming rules: instances, zones and networks are RFC 1035 labels; project ids are 6 to 30
+# characters (a domain-scoped id has its domain and a colon in front)
+_NAME_RULE = re.compile(r"^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$")
+_PROJECT_RULE = re.compile(r"^(?:[a-z0-9][-a-z0-9.]*[a-z0-9]:)?[a-z][-a-z0-9]{4,28}[a-z0-9]$")
+
+
+def valid_name(kind, value):
+    """The name, when it follows GCE's rule for its kind (project, zone, instance); else GceApiError
+    in one line naming it. A name that reaches a URL must never change which resource it names."""
+    rule = _PROJECT_RULE if kind == "project" else _NAME_RULE
+    if not isinstance(value, str) or not rule.match(value):
+        raise GceApiError("%s %r is not a valid GCE %s name" % (kind, value, kind))
+    return value
+
+
+def segment(value):
+    """A name as one URL path segment: '/', '..', '?', '#' and the rest percent-encoded."""
+    return quote(str(value), safe=":")
+
+
+def instance_path(project, zone, instance, verb=None):
+    """projects/P/zones/Z/instances/I[/verb], each name checked against GCE's rules and escaped."""
+    path = "projects/%s/zones/%s/instances/%s" % (segment(valid_name("project", project)),
+                                                   segment(valid_name("zone", zone)),
+                                                   segment(valid_name("instance", instance)))
+    return path + ("/" + verb if verb else "")
+
+
 def check_dependencies():
     """Return a one-line message naming the missing Python package, or None."""
     missing = []
@@ -143,6 +178,27 @@ def check_dependencies():
                 "(pip install %s)" % (", ".join(missing), " ".join(missing)))
     _libs()
     return None
+
+
+_LOOPBACK = re.compile(r"^http://(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:/|$)")
+
+
+def auth_warnings(auth_kind, endpoint, service_account_file=None, stat=os.stat):
+    """What about the credentials deserves a word before they are used: a key file others can read, a
+    plain-HTTP endpoint that will receive the bearer token (loopback test servers excepted)."""
+    out = []
+    if auth_kind == "serviceaccount" and service_account_file:
+        try:
+            mode = stat(service_account_file).st_mode & 0o777
+        except (IOError, OSError):
+            mode = None  # reading it names the problem
+        if mode is not None and mode & 0o077:
+            out.append("service_account_file %s can be read by others (mode %04o): it holds a private key; "
+                       "chmod 600 it" % (service_account_file, mode))
+    if (endpoint or "").lower().startswith("http://") and not _LOOPBACK.match(endpoint.lower()):
+        out.append("api_endpoint %s is plain HTTP: the bearer token crosses the network unencrypted; use https"
+                   % endpoint)
+    return out
 
 
 def _load_service_account_info(service_account_file, service_account_contents):
@@ -474,7 +530,8 @@ class ComputeClient(object):
         if fields:
             params["fields"] = aggregated_fields(fields)
         instances, unreachable, warnings = [], [], []
-        for page in self.list_pages("projects/%s/aggregated/instances" % project, params, project, items_kind=dict):
+        for page in self.list_pages("projects/%s/aggregated/instances" % segment(project), params, project,
+                                    items_kind=dict):
             for scope, entry in sorted((page.get("items") or {}).items()):
                 instances.extend(_zoned(entry.get("instances") or [], scope))
                 warning = entry.get("warning") or {}
@@ -493,7 +550,7 @@ class ComputeClient(object):
         if fields:
             params["fields"] = zone_fields(fields)
         instances = []
-        path = "projects/%s/zones/%s/instances" % (project, zone)
+        path = "projects/%s/zones/%s/instances" % (segment(project), segment(zone))
         for page in self.list_pages(path, params, project):
             instances.extend(_zoned(page.get("items") or [], "zones/" + zone))
         return instances
@@ -502,7 +559,7 @@ class ComputeClient(object):
         """networks.list of a project: {selfLink: mtu or None}."""
         out = {}
         params = {"maxResults": PAGE_SIZE, "fields": "items(selfLink,mtu),nextPageToken"}
-        for page in self.list_pages("projects/%s/global/networks" % project, params, project,
+        for page in self.list_pages("projects/%s/global/networks" % segment(project), params, project,
                                     what="listing networks"):
             for net in page.get("items") or []:
                 if net.get("selfLink"):
@@ -515,7 +572,7 @@ class ComputeClient(object):
                   "targetTags,targetServiceAccounts,allowed,denied),nextPageToken")
         params = {"maxResults": PAGE_SIZE, "fields": fields}
         rules = []
-        for page in self.list_pages("projects/%s/global/firewalls" % project, params, project,
+        for page in self.list_pages("projects/%s/global/firewalls" % segment(project), params, project,
                                     what="listing firewall rules", permission="compute.firewalls.list"):
             rules.extend(page.get("items") or [])
         return rules

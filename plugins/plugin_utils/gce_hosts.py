@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import difflib
+import ipaddress
 import re
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
@@ -19,6 +20,9 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
 
 # The VPC MTU when a network does not set one [Compute API networks resource].
 DEFAULT_VPC_MTU = 1460
+# names Ansible gives a meaning of its own: a host so named would run every `hosts: localhost` play and
+# `delegate_to: localhost` task over SSH on that VM, or break the inventory (the implicit groups)
+RESERVED_HOSTNAMES = ("localhost", "127.0.0.1", "::1", "all", "ungrouped")
 
 HOSTNAME_SOURCES = ("name", "private_ip", "public_ip", "id", "labels.<key>")
 ANSIBLE_HOST_SOURCES = ("private_ip", "public_ip", "name")
@@ -128,7 +132,22 @@ def _left_out(instance):
     for index in families.FAMILIES[family]["nics"]["gpu_indexes"]:
         if not nics[index].get("networkIP"):
             return "GPU NIC %s has no internal IP" % (nics[index].get("name") or "nic%d" % index)
+    for index, nic in enumerate(nics):
+        if nic.get("networkIP") is not None and not is_address(nic["networkIP"]):
+            return "NIC %s has an internal IP that is not an address (%r)" % (
+                nic.get("name") or "nic%d" % index, nic["networkIP"])
     return None
+
+
+def is_address(value):
+    """Whether the API's value is an IP address (it reaches ansible_host and SSH as it is)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return True
 
 
 def instance_machine_type(instance):
@@ -143,7 +162,8 @@ def _nic(index, raw, mtus):
     access = raw.get("accessConfigs") or []
     public_ip = None
     for cfg in access:
-        if cfg.get("natIP"):
+        # an external address that is not one is no address to connect to
+        if cfg.get("natIP") and is_address(cfg["natIP"]):
             public_ip = cfg["natIP"]
             break
     network = raw.get("network")
@@ -336,6 +356,11 @@ def assign_hostnames(records, specs, duplicates="qualify"):
             warnings.append("instance %s in %s/%s has no value for any hostnames entry; skipped"
                             % (hvars.get("gce_name"), hvars.get("gce_project"), hvars.get("gce_zone")))
             continue
+        if name.lower() in RESERVED_HOSTNAMES:
+            qualified = qualified_name(name, hvars)
+            warnings.append("hostname %s is one Ansible reserves (it would stand for the controller or every "
+                            "host); instance %s is named %s" % (name, hvars.get("gce_name"), qualified))
+            name = qualified
         named.append((name, hvars))
     seen = {}
     for name, hvars in named:
@@ -355,12 +380,14 @@ def assign_hostnames(records, specs, duplicates="qualify"):
     for name in qualified:
         warnings.append("hostname %s is used by %d instances; they are named <name>.<zone>.<project>"
                         % (name, len(seen[name])))
-    final = {}
-    for name, hvars in out:
-        if name in final:
-            raise ValueError("hostname %s is still ambiguous after qualifying (same name, zone and project)" % name)
-        final[name] = hvars
-    return out, warnings
+    counts = {}
+    for name, _hvars in out:
+        counts[name] = counts.get(name, 0) + 1
+    for name in sorted(n for n, c in counts.items() if c > 1):
+        # one bad pair never costs the other hosts: both are left out, by name
+        warnings.append("hostname %s is still used by %d instances after qualifying (same name, zone and "
+                        "project); left out" % (name, counts[name]))
+    return [(n, h) for n, h in out if counts[n] == 1], warnings
 
 
 def groups_for(hvars, hostname=None):

@@ -17,7 +17,7 @@ __metaclass__ = type
 import re
 import shlex
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, host_prereqs
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families, host_prereqs, plugin_state
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid import rung_order
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import REPAIR_TAGS, finding
 
@@ -77,26 +77,9 @@ def plugin(host, ev, repairs):
     if state.get("error"):
         return [finding(host, "nccl_plugin", state.get("record_path") or "plugin", "fail",
                         "cannot check the plugin: %s" % state["error"], fix)]
-    out = []
-    record = state.get("record")
-    fam = families.FAMILIES.get(ev.get("family")) or {}
-    if not record and fam.get("transport") in ("tcpx", "tcpxo"):
-        out.append(finding(host, "nccl_plugin", state.get("record_path"), "fail",
-                           "no install record: the plugin was never installed by the nccl_plugin role, or its "
-                           "record was removed", fix))
-    what = ("installed from %s:%s" % (record.get("image"), record.get("tag"))) if record else "no install record"
-    for path in state.get("missing") or []:
-        out.append(finding(host, "nccl_plugin", path, "fail", "missing (%s); NCCL falls back to sockets or "
-                           "fails without it" % what, fix))
-    for path in state.get("modified") or []:
-        out.append(finding(host, "nccl_plugin", path, "fail",
-                           "content differs from the sha256 recorded at install (%s)" % what, fix))
-    ld = state.get("ld_so_conf")
-    if ld and not ld.get("registered"):
-        out.append(finding(host, "nccl_plugin", ld.get("path"), "fail",
-                           ("does not name %s" if ld.get("present") else "missing: the linker does not know %s")
-                           % ld.get("lib_dir"), fix))
-    return out
+    transport = (families.FAMILIES.get(ev.get("family")) or {}).get("transport")
+    return [finding(host, "nccl_plugin", subject, "fail", cause, fix)
+            for subject, cause in plugin_state.problems(state, transport)]
 
 
 def _explained(problem, gone_ifaces, plugin_paths, plugin_dir):
@@ -192,7 +175,8 @@ def gpu(host, ev, repairs):
     for item in _merged(state.get("findings") or []):
         rung, action, phase = item.get("rung"), item.get("action"), item.get("phase")
         if rung == "report_host":
-            fix = repairs.report_host(host, "gpu %s: %s" % (item["subject"], item["cause"]))
+            fix = repairs.report_host(host, "%s %s: %s" % (item.get("component") or "gpu", item["subject"],
+                                                           item["cause"]))
         elif rung == "reboot":
             fix = repairs.node_command(host, "ansible.builtin.reboot")
         elif action:

@@ -11,7 +11,8 @@ Prints one line; exit status:
   0  healthy, or only warnings (a check that could not run, or the time limit reached: a hung
      helper is no proof the node is bad, so a Slurm prolog lets the job run)
   1  a component failed (the line names it; a Slurm hook's non-zero status drains the node)
-  2  the config or the options are unusable (the line names the option or key)
+  2  the node could not be checked: the config or the options are unusable (the line names the option
+     or key), or the checks themselves broke (the line names the error); never a verdict on the node
 """
 
 import argparse
@@ -47,8 +48,9 @@ def make_run(deadline):
         if left <= 0:
             raise TimeLimit()
         try:
+            # bytes that are not UTF-8 are kept (as surrogates) for the report to show, never a crash
             proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                  universal_newlines=True, timeout=left, check=False)
+                                  encoding="utf-8", errors="surrogateescape", timeout=left, check=False)
         except subprocess.TimeoutExpired:
             raise TimeLimit()
         except OSError as exc:
@@ -98,7 +100,7 @@ def main(argv=None):
     sys.path.insert(0, args.lib)
     try:
         from ansible_collections.gpudirect.gcp.plugins.module_utils import (files, health_metrics, node_health,
-                                                                            slurm_hook)
+                                                                            safe_text, slurm_hook)
     except ImportError as exc:
         print("gpudirect-health: --lib %s: the check code is not installed there (%s)" % (args.lib, exc))
         return 2
@@ -130,6 +132,15 @@ def main(argv=None):
                   "findings": [node_health.finding("health", "run", "warn",
                                                    "stopped at the time limit of %ss: a check hung" % args.timeout)],
                   "duration_s": round(time.monotonic() - start, 3)}
+    except Exception as exc:  # pylint: disable=broad-except
+        # a bug or input the checks did not expect says nothing about the node: exit 2, never a drain
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        line = safe_text.one_line("gpudirect-health: %scould not check the node: %s: %s"
+                                  % ("%s " % args.slurm if args.slurm else "", type(exc).__name__, exc))
+        print(line)
+        if args.slurm:
+            journal(line, True)
+        return 2
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
@@ -154,7 +165,8 @@ def main(argv=None):
         journal(line, verdict == "fail")
         if verdict == "fail" and args.drain_reason:
             prefix = "gpudirect SANDBOX: " if standins else "gpudirect: "
-            # its own short deadline: the checks may have used up the run's
+            # the journal line's reason (one line, secrets masked); its own short deadline: the checks
+            # may have used up the run's
             problem = slurm_hook.drain(make_run(time.monotonic() + 10), which, os.environ, prefix + reason)
             if problem:
                 journal("gpudirect-health: %s: %s" % (args.slurm, problem))

@@ -275,13 +275,20 @@ def _gpu_standin(root, prof, node):
                                      STANDIN_DRIVER_VERSION)
     domain = "%(block)s/%(subblock)s" % node["topology"]
     digest = hashlib.sha256(domain.encode()).hexdigest()
+    rdma = []
+    if prof.get("rdma_devices"):
+        # each GPU NIC's ConnectX function, named as the family names them, serving the node's NIC
+        rdma = standin_sysfs.write_rdma(os.path.join(root, STANDIN_SYSFS.lstrip("/")), prof["rdma_devices"],
+                                        [node["nics"][i]["iface"] for i in prof["nics"]["gpu_indexes"]])
     config = {"buses": buses, "smi_name": "NVIDIA %s" % gpu.get("smi_name", "GPU"), "nvlinks": gpu.get("nvlinks"),
+              "rdma_sys": os.path.join(STANDIN_SYSFS, "class", "infiniband"), "rdma_devices": rdma,
               "fabric": bool(gpu.get("fabric")), "clique_id": int(digest[:4], 16) or 1,
               "cluster_uuid": "%s-%s-%s-%s-%s" % (digest[:8], digest[8:12], digest[12:16], digest[16:20],
                                                   digest[20:32])}
     # where the driver's packages put nvidia-smi; dmesg replaced, since a container's own would read the
     # machine's kernel log, not the node's
-    for rel in ("usr/local/sbin/gpudirect-standin-gpu", "usr/bin/nvidia-smi", "usr/bin/dmesg"):
+    for rel in ("usr/local/sbin/gpudirect-standin-gpu", "usr/bin/nvidia-smi", "usr/bin/dmesg") + \
+            (("usr/bin/ibv_devinfo",) if rdma else ()):
         _install_standin(root, rel)
     units = os.path.join(root, "etc", "systemd", "system")
     wants = os.path.join(units, "multi-user.target.wants")

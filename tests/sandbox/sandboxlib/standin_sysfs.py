@@ -77,3 +77,29 @@ def write_tree(root, gpu_ifaces, switches=A3_HIGH_SWITCHES):
         if not os.path.lexists(link):
             os.symlink(os.path.relpath(nic_path, net), link)
     return root
+
+
+# what a healthy ConnectX port shows in sysfs (state, physical state, link layer)
+RDMA_PORT = {"state": "4: ACTIVE", "phys_state": "5: LinkUp", "link_layer": "Ethernet"}
+RDMA_COUNTERS = {"counters": ("link_downed", "link_error_recovery"),
+                 "hw_counters": ("out_of_sequence", "local_ack_timeout_err", "packet_seq_err")}
+
+
+def write_rdma(root, devices, netdevs):
+    """class/infiniband/<device> for each RDMA device of the family: one healthy RoCE port with zeroed
+    counters, and the netdev it serves (device/net/<name>), under root (a stand-in /sys)."""
+    if len(devices) != len(netdevs):
+        raise ValueError("%d RDMA devices for %d GPU NICs" % (len(devices), len(netdevs)))
+    for dev, netdev in zip(devices, netdevs):
+        port = os.path.join(root, "class", "infiniband", dev, "ports", "1")
+        for name, value in RDMA_PORT.items():
+            os.makedirs(port, exist_ok=True)
+            with open(os.path.join(port, name), "w") as fh:
+                fh.write(value + "\n")
+        for folder, names in RDMA_COUNTERS.items():
+            os.makedirs(os.path.join(port, folder), exist_ok=True)
+            for name in names:
+                with open(os.path.join(port, folder, name), "w") as fh:
+                    fh.write("0\n")
+        os.makedirs(os.path.join(root, "class", "infiniband", dev, "device", "net", netdev), exist_ok=True)
+    return list(devices)

@@ -212,3 +212,71 @@ def test_an_epilog_stops_per_job_rxdm_and_passes_without_checking_it(tmp_path):
 def test_a_slurm_hook_rejects_a_bad_rxdm_wait(tmp_path):
     rc, lines, _err = slurm_agent(tmp_path, "prolog", 0, "--rxdm-wait", "0")
     assert (rc, lines) == (2, ["gpudirect-health: --rxdm-wait must be more than 0, got 0.0"])
+
+
+def test_a_crash_in_the_checks_is_could_not_check_exit_2_and_never_a_drain(tmp_path):
+    """A bug in the checks (here a check that raises) says nothing about the node: one line, exit 2, and
+    no drain even with --drain-reason."""
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    lib = lib_dir(tmp_path)
+    with open(os.path.join(lib, shipped()[1], "node_health.py"), "a") as fh:
+        fh.write("\n\ndef check(*_args, **_kwargs):\n    raise KeyError('a bug')\n")
+    config_file = tmp_path / "health.json"
+    config_file.write_text(json.dumps(config_for_slurm()))
+    env = dict(os.environ, PATH=slurm_bin(tmp_path, 0) + ":/usr/bin:/bin", SLURM_JOB_NODELIST="n1",
+               SLURMD_NODENAME="n1")
+    env.pop("PYTHONPATH", None)
+    for extra in ([], ["--slurm", "prolog", "--drain-reason"]):
+        proc = subprocess.run([NODE_PYTHON, AGENT, "--config", str(config_file), "--lib", lib, "--root",
+                               str(tmp_path)] + extra, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=60, check=False)
+        assert proc.returncode == 2, (proc.stdout, proc.stderr)
+        assert proc.stdout == "gpudirect-health: %scould not check the node: KeyError: 'a bug'\n" % (
+            "prolog " if extra else "")
+        assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "scontrol.args").exists()
+
+
+def test_a_cut_or_malformed_install_record_is_one_finding_naming_the_file(tmp_path):
+    """The same finding diagnose gives (plugin_state.problems), never a pass or a crash."""
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    record = tmp_path / "var" / "lib" / "tcpxo" / ".gpudirect-installed"
+    record.parent.mkdir(parents=True)
+    for text, why in (('{"image": "i", "tag": "t", "manif', "not JSON"),
+                      (json.dumps({"image": "i", "tag": "t", "manifest": ["x"]}), "its manifest is not a list")):
+        record.write_text(text)
+        cfg = dict(config(standins=False), rxdm=None, plugin={"record_file": ".gpudirect-installed"})
+        rc, lines, err = agent(tmp_path, cfg)
+        assert rc == 1, (lines, err)
+        assert lines[0].startswith("gpudirect-health: fail: fail nccl_plugin /var/lib/tcpxo/.gpudirect-installed: "
+                                   "install record unusable: %s" % why), lines
+
+
+def test_hostile_tool_output_stays_one_line_everywhere(tmp_path):
+    """Undecodable bytes, an ANSI colour, a BEL and a newline in what systemctl prints: the agent does not
+    crash, and the line, the drain reason and the metrics are each valid single lines that show them."""
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    bindir = slurm_bin(tmp_path, 1)
+    (tmp_path / "bin" / "systemctl").write_bytes(
+        b"#!/bin/sh\ncase \"$1\" in start) printf 'Job \\033[31mfor\\007 x \\377 failed ya29.planted-secret\\n"
+        b"FORGED: pass\\n' >&2; exit 1;; "
+        b"esac\necho 'ActiveState=inactive'; echo 'NRestarts=0'\n")
+    config_file = tmp_path / "health.json"
+    config_file.write_text(json.dumps(config_for_slurm()))
+    env = dict(os.environ, PATH=bindir + ":/usr/bin:/bin", SLURM_JOB_NODELIST="n[1-2]", SLURMD_NODENAME="n1")
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.run([NODE_PYTHON, AGENT, "--config", str(config_file), "--lib", lib_dir(tmp_path), "--root",
+                           str(tmp_path), "--textfile-dir", str(tmp_path / "textfile"), "--slurm", "prolog",
+                           "--rxdm-per-job", "--rxdm-wait", "2", "--drain-reason"], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=60, check=False)
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout.decode("utf-8")  # valid UTF-8, or this raises
+    # the first line of systemctl's message, its control characters and bad byte shown
+    assert len(out.splitlines()) == 1 and "\\x1b[31mfor\\x07 x \\xff failed" in out
+    reason = (tmp_path / "scontrol.args").read_bytes().decode("utf-8")
+    assert len(reason.strip().splitlines()) == 1 and "\\xff" in reason and "\x1b" not in reason
+    text = metrics(tmp_path)
+    assert promtool_check(text)[0] == 0 and "\x1b" not in text
+    # the token planted in the tool's output reaches none of them
+    for output in (out, reason, text, proc.stderr.decode("utf-8", "replace")):
+        assert "planted-secret" not in output

@@ -124,3 +124,55 @@ def test_imex_ctl_says_unavailable_without_its_daemon(standin, tmp_path, monkeyp
     assert standin.imex_ctl(["-q"]) == 0 and capsys.readouterr().out.strip() == "DEGRADED"
     status.write_text(json.dumps({"pid": os.getpid(), "peers": ["10.0.0.2"], "connected": ["10.0.0.2"]}))
     assert standin.imex_ctl(["-q"]) == 0 and capsys.readouterr().out.strip() == "READY"
+
+
+@pytest.fixture
+def rdma_standin(standin, tmp_path, monkeypatch):
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "tests", "sandbox"))
+    from sandboxlib import standin_sysfs  # pylint: disable=import-outside-toplevel
+    sys_root = tmp_path / "sys"
+    standin_sysfs.write_rdma(str(sys_root), ["mlx5_0", "mlx5_1"], ["gpu0rdma0", "gpu1rdma0"])
+    config = json.loads(open(standin.CONFIG).read())
+    config.update(rdma_sys=str(sys_root / "class" / "infiniband"), rdma_devices=["mlx5_0", "mlx5_1"])
+    with open(standin.CONFIG, "w") as fh:
+        json.dump(config, fh)
+    monkeypatch.setattr(standin, "RDMA_ERRORS_FLAG", str(tmp_path / "rdma-errors"))
+    return standin, sys_root
+
+
+def test_rdma_faults_show_where_the_checks_read_and_a_reboot_clears_them(rdma_standin):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import rdma
+    mod, sys_root = rdma_standin
+    expected = {"rdma_devices": ["mlx5_0", "mlx5_1"], "vpc_mtu": 8896}
+    run = lambda argv: (0, "\tactive_mtu:\t4096 (5)\n", "")  # noqa: E731
+    assert rdma.judge(expected, rdma.gather(expected["rdma_devices"], run, lambda n: "/x", sys_dir=str(sys_root),
+                                            interval_s=0.05)) == []
+    assert mod.fault(mod.load(), "rdma-port-down", ["1"]) == "seeded rdma-port-down on mlx5_1 port 1"
+    # the ticker the fault starts is a process of its own; here one tick by hand stands for it
+    flag = mod.RDMA_ERRORS_FLAG + ".mlx5_0"
+    with open(flag, "w") as fh:
+        fh.write("x")
+    ev_before = rdma.read_ports(str(sys_root))
+
+    def one_tick(_seconds):
+        os.unlink(flag)  # the ticker stops after the tick it is in
+        with open(flag, "w"):
+            pass
+        for rel, step in mod.RDMA_TICK.items():
+            path = os.path.join(mod._rdma_port(mod.load()["config"], "mlx5_0"), rel)
+            with open(path) as fh:
+                value = int(fh.read())
+            with open(path, "w") as fh:
+                fh.write("%d\n" % (value + step))
+    found = rdma.judge(expected, rdma.gather(expected["rdma_devices"], run, lambda n: "/x", sys_dir=str(sys_root),
+                                             interval_s=0, sleep=one_tick))
+    assert sorted((f["subject"], f["severity"]) for f in found) == [
+        ("mlx5_0 port 1", "fail"), ("mlx5_0 port 1", "warn"), ("mlx5_0 port 1", "warn"), ("mlx5_1 port 1", "fail")]
+    assert ev_before["mlx5_1"]["ports"]["1"]["state"] == "DOWN"
+    mod.boot(mod.load())
+    assert not os.path.exists(flag)
+    assert rdma.judge(expected, rdma.gather(expected["rdma_devices"], run, lambda n: "/x", sys_dir=str(sys_root),
+                                            interval_s=0.05)) == []
+    with pytest.raises(mod.Refused, match="no RDMA device '9': the node has devices 0-1"):
+        mod.fault(mod.load(), "rdma-errors", ["9"])

@@ -3,8 +3,8 @@ fabric manager and IMEX, all driven by one per-node state file, and the fault
 tool that seeds faults into it.
 
 Installed as /usr/bin/nvidia-smi, /usr/bin/dmesg, /usr/bin/nvidia-imex,
-/usr/bin/nvidia-imex-ctl and /usr/local/sbin/gpudirect-standin-gpu; the name it is
-called by picks the part.
+/usr/bin/nvidia-imex-ctl, /usr/bin/ibv_devinfo (RDMA families) and
+/usr/local/sbin/gpudirect-standin-gpu; the name it is called by picks the part.
 
   nvidia-smi -q -x             the real XML schema (nvsmi_device_v13) for the GPUs the driver sees
   nvidia-smi nvlink -s         per-GPU link lines as the real tool prints them
@@ -16,12 +16,16 @@ called by picks the part.
   nvidia-imex                  IMEX's daemon: refuses a node list that is empty, holds a non-address or
                                lacks this node; listens on SERVER_PORT and connects to every peer over TCP
   nvidia-imex-ctl -q           READY when every peer of the list is connected, else DEGRADED/UNAVAILABLE
+  ibv_devinfo -d DEV -i PORT   the port's state, and its active MTU as RoCE derives it from its netdev's MTU
+                               (the RDMA ports themselves are files in the stand-in sysfs tree)
 
 What survives what follows the real hardware: a reset or reboot does not give back
 spare rows (remap failure) nor fix a board that holds its clocks down (hw_slowdown);
 a reboot retrains PCIe and NVLink, brings back a GPU that fell off the bus, registers
 the GPUs with their NVLink fabric again and clears the kernel log; a GPU reset clears
-volatile ECC counts and applies a pending row remap.
+volatile ECC counts and applies a pending row remap. A reboot brings a downed RDMA
+port back and stops a port's error bursts; its counters start again from 0, as the
+driver's do.
 """
 
 import json
@@ -50,7 +54,14 @@ REASONS = ("gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdo
            "hw_power_brake_slowdown", "sync_boost", "sw_thermal_slowdown", "display_clocks_setting")
 FAULTS = ("gpu-xid GPU XID", "gpu-ecc GPU", "gpu-remap-pending GPU", "gpu-remap-failure GPU", "gpu-pcie GPU WIDTH",
           "gpu-missing GPU", "gpu-nvlink GPU LINKS_DOWN", "gpu-throttle GPU REASON", "gpu-fabric GPU STATE",
-          "fabricmanager-stop", "clear")
+          "fabricmanager-stop", "rdma-port-down INDEX", "rdma-errors INDEX", "clear")
+RDMA_COUNTERS = ("counters/link_downed", "counters/link_error_recovery", "hw_counters/out_of_sequence",
+                 "hw_counters/local_ack_timeout_err", "hw_counters/packet_seq_err")
+# rdma-errors: what rises, by how much, every tick: a port that flaps and drops packets
+RDMA_TICK = {"counters/link_downed": 1, "hw_counters/out_of_sequence": 40, "hw_counters/local_ack_timeout_err": 3}
+RDMA_TICK_S = 0.2
+RDMA_ERRORS_FLAG = "/run/gpudirect-standin-rdma-errors"
+IB_MTUS = (256, 512, 1024, 2048, 4096)
 
 
 class Refused(Exception):
@@ -111,9 +122,12 @@ def fault(state, kind, args):
         raise Refused("%s takes %d argument(s): %s" % (kind, need[kind], [f for f in FAULTS if f.startswith(kind)][0]))
     if kind == "clear":
         save(_fresh())
+        rdma_reset(cfg, counters=False)
         return "cleared every fault"
     if kind == "fabricmanager-stop":
         os.execvp("systemctl", ["systemctl", "stop", "nvidia-fabricmanager"])
+    if kind.startswith("rdma-"):
+        return rdma_fault(cfg, kind, args[0])
     gpu = _gpu(state, args[0])
     if kind == "gpu-xid":
         number = int(args[1])
@@ -154,6 +168,89 @@ def fault(state, kind, args):
     return "seeded %s on GPU %s (%s)" % (kind, gpu["index"], gpu["bus"])
 
 
+def _rdma_port(cfg, dev):
+    return os.path.join(cfg["rdma_sys"], dev, "ports", "1")
+
+
+def _write(path, text):
+    with open(path, "w") as fh:
+        fh.write(text + "\n")
+
+
+def rdma_fault(cfg, kind, arg):
+    devices = cfg.get("rdma_devices") or []
+    try:
+        dev = devices[int(arg)]
+    except (ValueError, IndexError):
+        raise Refused("no RDMA device %r: the node has %s" % (
+            arg, ("devices 0-%d (%s)" % (len(devices) - 1, ", ".join(devices))) if devices else "none"))
+    port = _rdma_port(cfg, dev)
+    if kind == "rdma-port-down":
+        _write(os.path.join(port, "state"), "1: DOWN")
+        _write(os.path.join(port, "phys_state"), "3: Disabled")
+        return "seeded rdma-port-down on %s port 1" % dev
+    flag = "%s.%s" % (RDMA_ERRORS_FLAG, dev)
+    _write(flag, "STAND-IN: %s port 1 flaps and drops packets until reboot or clear" % dev)
+    import subprocess  # pylint: disable=import-outside-toplevel
+    # a ticker of its own session, so it outlives the SSH command that seeded the fault
+    subprocess.Popen([sys.executable, os.path.abspath(sys.argv[0]), "rdma-tick", dev], start_new_session=True,
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     close_fds=True)
+    return "seeded rdma-errors on %s port 1" % dev
+
+
+def rdma_tick(cfg, dev):
+    """Raise the port's error counters while its fault flag is there."""
+    flag = "%s.%s" % (RDMA_ERRORS_FLAG, dev)
+    port = _rdma_port(cfg, dev)
+    while os.path.exists(flag):
+        for rel, step in RDMA_TICK.items():
+            path = os.path.join(port, rel)
+            try:
+                with open(path) as fh:
+                    value = int(fh.read().strip() or 0)
+            except (IOError, OSError, ValueError):
+                value = 0
+            _write(path, str(value + step))
+        time.sleep(RDMA_TICK_S)
+
+
+def rdma_reset(cfg, counters):
+    """Every port ACTIVE again and no error bursts; counters back to 0 only when the driver reloads."""
+    for dev in cfg.get("rdma_devices") or []:
+        flag = "%s.%s" % (RDMA_ERRORS_FLAG, dev)
+        if os.path.exists(flag):
+            os.unlink(flag)
+        port = _rdma_port(cfg, dev)
+        _write(os.path.join(port, "state"), "4: ACTIVE")
+        _write(os.path.join(port, "phys_state"), "5: LinkUp")
+        if counters:
+            for rel in RDMA_COUNTERS:
+                _write(os.path.join(port, rel), "0")
+
+
+def ibv_devinfo(argv):
+    """-d DEV -i PORT: the lines of the real tool the checks read."""
+    cfg = load()["config"]
+    opts = dict(zip(argv[::2], argv[1::2]))
+    dev, port = opts.get("-d"), opts.get("-i", "1")
+    if dev not in (cfg.get("rdma_devices") or []):
+        raise Refused("Failed to get IB_DEVICE %s (STAND-IN: the node has %s)" % (
+            dev, ", ".join(cfg.get("rdma_devices") or []) or "none"))
+    base = _rdma_port(cfg, dev)
+    with open(os.path.join(base, "state")) as fh:
+        state = fh.read().strip().split(":", 1)[-1].strip()
+    netdevs = os.listdir(os.path.join(cfg["rdma_sys"], dev, "device", "net"))
+    with open("/sys/class/net/%s/mtu" % netdevs[0]) as fh:
+        netdev_mtu = int(fh.read().strip())
+    # RoCE runs at the largest IB MTU the netdev carries after its 58 bytes of headers
+    fits = [m for m in IB_MTUS if m + 58 <= netdev_mtu] or [IB_MTUS[0]]
+    print("hca_id:\t%s\n\ttransport:\t\t\tInfiniBand (0)\n\tvendor_id:\t\t\t0x02c9  (STAND-IN)\n"
+          "\t\tport:\t%s\n\t\t\tstate:\t\t\tPORT_%s (%s)\n\t\t\tmax_mtu:\t\t4096 (5)\n"
+          "\t\t\tactive_mtu:\t\t%d (%d)\n\t\t\tlink_layer:\t\tEthernet"
+          % (dev, port, state, 4 if state == "ACTIVE" else 1, fits[-1], IB_MTUS.index(fits[-1]) + 1))
+
+
 def reset(state, index):
     gpu = _gpu(state, index)
     if not gpu["present"]:
@@ -181,6 +278,7 @@ def boot(state):
                     "fabric": None, "reasons": [r for r in gpu["reasons"] if r.startswith("hw_")]})
     state["kernel_log"] = []
     save(state)
+    rdma_reset(state["config"], counters=True)
 
 
 def _channel_major():
@@ -413,6 +511,10 @@ def main(argv):
             imex_daemon()
         elif name == "nvidia-imex-ctl":
             return imex_ctl(argv[1:])
+        elif name == "ibv_devinfo":
+            ibv_devinfo(argv[1:])
+        elif argv[1:2] == ["rdma-tick"] and len(argv) == 3:
+            rdma_tick(load()["config"], argv[2])
         elif name == "dmesg":
             state = load()
             print("%s STAND-IN kernel log (sandbox): only the GPU driver's lines the seeded faults add" % _now())

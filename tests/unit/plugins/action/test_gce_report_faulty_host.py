@@ -98,7 +98,12 @@ def test_a_refusal_before_any_work_is_retried_and_the_host_reported_once(emu, tm
     ({"forbidden_projects": ["proj-a"]}, "mega-0", [],
      "permission denied (403): the credentials lack compute.instances.reportHostAsFaulty"),
     ({}, "mega-0", ["-e", "behavior=BROKEN"], "behavior"),
-    ({}, "../x", [], "gce_report_faulty_host: instance '../x' is not a plain name"),
+    ({}, "../x", [], "gce_report_faulty_host: instance '../x' is not a valid GCE instance name"),
+    # each would send the POST to another resource, or none, if it reached the URL as it is
+    ({}, "..", [], "instance '..' is not a valid GCE instance name"),
+    ({}, "mega-0?x=1", [], "instance 'mega-0?x=1' is not a valid GCE instance name"),
+    ({}, "mega-0#frag", [], "instance 'mega-0#frag' is not a valid GCE instance name"),
+    ({}, "Mega-0", [], "instance 'Mega-0' is not a valid GCE instance name"),
 ])
 def test_a_refusal_is_one_line_and_nothing_is_reported(emu, tmp_path, faults, vm, extra, expect):
     emu.set_faults(faults)

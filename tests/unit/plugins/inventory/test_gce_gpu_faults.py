@@ -224,3 +224,17 @@ def test_a_nic_network_of_the_wrong_type_costs_only_its_record(make_emulator, ru
     run = run_plugin(config(make_emulator(data)))
     assert sorted(run.hosts) == [h for h in ALL if h != "mega-2"]
     assert any("instance mega-2 left out: malformed record" in w for w in run.warnings)
+
+
+def test_vms_named_for_ansibles_own_names_never_stand_for_the_controller(make_emulator, run_plugin, config):
+    """A VM called localhost (a valid GCE name), all or ungrouped becomes name.zone.project, with a warning;
+    the others keep their names and nothing fails to parse."""
+    data = fx.mixed_fleet()
+    by_name = dict((i["name"], i) for i in data["projects"]["proj-a"]["instances"])
+    for old, new in (("mega-0", "localhost"), ("mega-1", "all"), ("mega-2", "ungrouped")):
+        by_name[old]["name"] = new
+    run = run_plugin(config(make_emulator(data)))
+    assert not {"localhost", "all", "ungrouped"} & set(run.hosts)
+    assert {"localhost.us-central1-a.proj-a", "all.us-central1-a.proj-a", "ungrouped.us-central1-a.proj-a",
+            "mega-3"} <= set(run.hosts)
+    assert any("hostname localhost is one Ansible reserves" in w for w in run.warnings)

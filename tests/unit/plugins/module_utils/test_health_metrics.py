@@ -100,3 +100,19 @@ def test_gpus_and_their_xids_are_series_of_their_own():
     assert series(text, "gpudirect_gpu_xid_events") == ['gpudirect_gpu_xid_events{bus="0000:8b:00",xid="79"} 2']
     # no GPU part (not configured): no GPU series at all
     assert series(hm.render(result(), 1764000000.0), "gpudirect_gpus_seen") == []
+
+
+def test_rdma_ports_are_series_of_their_own():
+    res = dict(result(), family="a4x", gpu={"driver": "580", "count": 4, "expected": 4, "gpus": [], "xids": [],
+                                            "rdma_ports": [
+                                                {"device": "mlx5_0", "port": "1", "state": "ACTIVE", "active_mtu": 4096,
+                                                 "errors": 0},
+                                                {"device": "mlx5_3", "port": "1", "state": "DOWN", "active_mtu": None,
+                                                 "errors": 43}]})
+    text = hm.render(res, 1764000000.5)
+    assert promtool_check(text)[0] == 0
+    assert series(text, "gpudirect_rdma_port_active") == [
+        'gpudirect_rdma_port_active{device="mlx5_0",port="1"} 1', 'gpudirect_rdma_port_active{device="mlx5_3",port="1"} 0']
+    assert series(text, "gpudirect_rdma_port_active_mtu_bytes") == [
+        'gpudirect_rdma_port_active_mtu_bytes{device="mlx5_0",port="1"} 4096']
+    assert 'gpudirect_rdma_port_errors{device="mlx5_3",port="1"} 43' in text

@@ -188,3 +188,45 @@ def test_real_one_gpu_run_with_nccl_info_lines():
     assert res["net_names"] == ["Socket"] and "NET/Plugin: Could not find: libnccl-net.so" in res["plugin_lines"]
     # one rank: the bus bandwidth is 0 by definition, the algorithm bandwidth is what the GPU did
     assert res["largest_busbw_gbps"] == 0.0
+
+
+def _cut(text, marker):
+    """The output as a launcher that died mid-line leaves it: everything up to just after marker."""
+    return text[:text.index(marker) + len(marker)]
+
+
+def test_output_cut_mid_row_is_not_ok():
+    text = load("a3-mega_all_gather_2node_dstack.txt")
+    row = [line for line in text.splitlines() if line.strip().startswith("8589934592")][0]
+    cut = text.replace(row, row[:len(row) // 2])
+    res = nccl_parse.parse(cut, collective="all_gather")
+    assert res["ok"] is False
+    assert any(e.startswith("unreadable or cut data row: ") for e in res["errors"])
+
+
+@pytest.mark.parametrize("bad", ["inf", "1e999", "nan"])
+def test_a_row_with_a_value_that_is_not_finite_is_an_error_never_inf(bad):
+    text = load("a3-mega_all_gather_2node_dstack.txt")
+    row = [line for line in text.splitlines() if line.strip().startswith("8589934592")][0]
+    tokens = row.split()
+    tokens[-2] = bad
+    res = nccl_parse.parse(text.replace(row, "  ".join(tokens)), collective="all_gather")
+    assert res["ok"] is False and any("not a finite number" in e for e in res["errors"])
+    json.dumps(res, allow_nan=False)
+
+
+def test_a_long_run_of_digits_is_read_in_linear_time():
+    """A regex that backtracks on a run of digits takes hours here; the fixed one milliseconds. The alarm
+    turns a regression into a failure instead of a hang."""
+    import signal
+
+    def too_slow(_signum, _frame):
+        raise AssertionError("parsing a 200000-digit token took more than 20 s: quadratic again")
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(20)
+    try:
+        res = nccl_parse.parse("8 2 float none -1 " + "9" * 200000 + "x 1 1 0 1 1 1 0\n", collective="all_gather")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert res["collective"] == "all_gather" and len(res["rows"]) == 1

@@ -158,7 +158,7 @@ def test_the_gpu_check_runs_first_and_leads_the_one_line(tmp_path):
     cfg = dict(config(plugin), gpu={"sys_dir": str(tmp_path / "no-sysfs")})
     result = check(tmp_path, cfg, Node(running=False))
     assert [f["component"] for f in result["findings"]] == ["gpu", "rxdm"]
-    assert result["gpu"] == {"driver": None, "count": 0, "expected": 8, "gpus": [], "xids": []}
+    assert result["gpu"] == {"driver": None, "count": 0, "expected": 8, "gpus": [], "xids": [], "rdma_ports": []}
     assert node_health.one_line(result["findings"]).startswith(
         "fail gpu driver: the NVIDIA driver is not loaded")
 

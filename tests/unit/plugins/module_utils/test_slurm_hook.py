@@ -131,7 +131,7 @@ def test_drain_sets_the_reason_on_this_node_and_caps_its_length():
         calls.append(argv)
         return 0, "", ""
     assert slurm_hook.drain(run, {"scontrol": "/usr/bin/scontrol"}.get, {"SLURMD_NODENAME": "n1"}, "x" * 300) is None
-    assert calls == [["/usr/bin/scontrol", "update", "nodename=n1", "state=drain", "reason=" + "x" * 200]]
+    assert calls == [["/usr/bin/scontrol", "update", "nodename=n1", "state=drain", "reason=" + "x" * 197 + "..."]]
 
 
 @pytest.mark.parametrize("which, environ, rc, problem", [

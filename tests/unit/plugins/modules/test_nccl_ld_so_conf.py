@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
 
 import pytest
@@ -79,3 +80,22 @@ def test_cache_stale_compares_with_existing_sources_only():
     assert nccl_ldcache.cache_stale("cache", ["conf", "gone"], getmtime=times.get, exists=times.__contains__) is False
     assert nccl_ldcache.cache_stale("cache", ["conf", "dir"], getmtime=times.get, exists=times.__contains__) is True
     assert nccl_ldcache.cache_stale("none", [], getmtime=times.get, exists=times.__contains__) is True
+
+
+def test_a_symlinked_entry_is_replaced_and_its_target_never_shown(node, tmp_path, capsys):
+    args, _calls = node
+    secret = tmp_path / "shadow"
+    secret.write_text("root:$6$planted-hash:19000:0:99999:7:::\n")
+    os.symlink(str(secret), args["path"])
+    checked = run(nccl_ld_so_conf, args, capsys, check_mode=True, diff=True)
+    assert checked["changed"] and "planted-hash" not in json.dumps(checked)
+    run(nccl_ld_so_conf, args, capsys)
+    assert not os.path.islink(args["path"]) and "planted-hash" in secret.read_text()
+
+
+def test_a_directory_where_the_entry_goes_is_one_clear_line(node, capsys):
+    args, _calls = node
+    os.mkdir(args["path"])
+    failed = run(nccl_ld_so_conf, args, capsys)
+    assert failed["failed"] and failed["msg"] == "nccl_ld_so_conf: path %s is a directory; it must name a file" \
+        % args["path"]

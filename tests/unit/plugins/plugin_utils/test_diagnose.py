@@ -160,6 +160,19 @@ def test_a_cos_node_is_one_guest_os_finding_and_no_site_repair():
     assert keys(diagnose.node_findings(ev, hosts, REPAIRS)) == [("n1", "nccl_profile", "/etc/nccl/nccl.env")]
 
 
+def test_an_unusable_install_record_is_the_agents_finding_too():
+    from ansible_collections.gpudirect.gcp.plugins.module_utils import node_health
+    hosts, ev = cluster(2)
+    ev["n1"]["plugin"].update(record=None, record_problem="not JSON (Expecting value: line 1 column 1 (char 0))")
+    found = [f for f in diagnose.node_findings(ev, hosts, REPAIRS) if f["component"] == "nccl_plugin"]
+    assert [(f["subject"], f["cause"]) for f in found] == [
+        (ev["n1"]["plugin"]["record_path"], "install record unusable: not JSON (Expecting value: line 1 column 1 "
+         "(char 0)); the nccl_plugin role rewrites it")]
+    agent = [node_health.finding("nccl_plugin", s, "fail", c)
+             for s, c in node_checks.plugin_state.problems(ev["n1"]["plugin"], "tcpxo")]
+    assert [(f["subject"], f["cause"]) for f in agent] == [(f["subject"], f["cause"]) for f in found]
+
+
 def test_rxdm_image_that_does_not_pair_with_the_plugin():
     hosts, ev = cluster(2)
     # v1.0.21 is qualified with plugin v1.0.15, not with the v1.0.17 the node has

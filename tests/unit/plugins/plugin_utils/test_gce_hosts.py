@@ -173,3 +173,30 @@ def test_inventory_host_names_an_unusable_instance():
     del inst["networkInterfaces"][2:]
     with pytest.raises(ValueError, match=r"^instance vm: 2 NICs, but a3-mega has 9$"):
         gce_hosts.inventory_host(inst, "p", {})
+
+
+@pytest.mark.parametrize("name", ["localhost", "LocalHost", "all", "ungrouped", "127.0.0.1"])
+def test_a_name_ansible_reserves_is_qualified_never_the_controller(name):
+    hosts, warnings = gce_hosts.assign_hostnames([_hv(name, "proj-a"), _hv("b")], ["name"])
+    assert [pair[0] for pair in hosts] == ["%s.z.proj-a" % name, "b"]
+    assert warnings == ["hostname %s is one Ansible reserves (it would stand for the controller or every host); "
+                        "instance %s is named %s.z.proj-a" % (name, name, name)]
+
+
+def test_a_name_still_shared_after_qualifying_costs_only_those_instances():
+    hosts, warnings = gce_hosts.assign_hostnames([_hv("a"), _hv("a"), _hv("b")], ["name"])
+    assert [pair[0] for pair in hosts] == ["b"]
+    assert warnings[-1] == ("hostname a.z.p is still used by 2 instances after qualifying (same name, zone and "
+                            "project); left out")
+
+
+@pytest.mark.parametrize("bad", ["10.0.0.1; touch /tmp/x", "-oProxyCommand=x", "not-an-ip", 12])
+def test_an_address_that_is_not_one_leaves_the_record_out_by_name(bad):
+    inst = _raw("vm", "a3-mega")
+    inst["networkInterfaces"][0]["networkIP"] = bad
+    with pytest.raises(ValueError, match=r"^instance vm: NIC nic0 has an internal IP that is not an address"):
+        gce_hosts.inventory_host(inst, "p", {})
+    inst = _raw("vm", "a3-mega", public_ip="34.0.0.9")
+    inst["networkInterfaces"][0]["accessConfigs"][0]["natIP"] = bad
+    hvars, _groups = gce_hosts.inventory_host(inst, "p", {}, ansible_host_source="public_ip")
+    assert hvars.get("ansible_host") is None

@@ -1,0 +1,142 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Text from nodes, tools and the API, made safe once where it enters an output.
+
+Every report, journal line, metric label and drain reason takes its text
+through here:
+  - visible(): control characters (except tab and newline) and undecodable
+    bytes become escapes (``\\x1b``, ``\\x00``, ``\\xff``): shown, never
+    dropped, and valid in XML, HTML and UTF-8 for any input;
+  - one_line(): the same with newline, carriage return, tab and the Unicode
+    line separators escaped too, so a reason can never forge a second line;
+  - secrets: one rule for what is secret (is_secret_name, mask_text,
+    mask_argv, mask_env), applied to environments, command lines and output.
+
+Plain Python, no ansible import: the node health agent ships it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+MASK = "********"
+
+# C0 controls but tab and newline, DEL, C1 controls, lone surrogates (bytes that were not UTF-8,
+# read with surrogateescape) and the two code points XML 1.0 forbids
+_UNSAFE = re.compile(u"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# the same, plus tab, newline and the Unicode line and paragraph separators
+_UNSAFE_LINE = re.compile(u"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+_NAMED = {u"\n": u"\\n", u"\r": u"\\r", u"\t": u"\\t"}
+
+# One generous list: a name holding any of these is secret, whatever its case.  NCCL's own
+# variables are tuning, never secrets (NCCL_IB_GID_INDEX would otherwise read as an index key).
+SECRET_WORDS = ("TOKEN", "SECRET", "PASSW", "PASSPHRASE", "KEY", "CREDENTIAL", "BEARER", "AUTH", "COOKIE",
+                "SESSION", "PRIVATE", "SIGNATURE", "CERT")
+_SECRET_NAME = re.compile("|".join(SECRET_WORDS), re.I)
+_NOT_SECRET_PREFIXES = ("NCCL_",)
+# values that look like credentials wherever they appear: Google OAuth access tokens, API keys,
+# AWS access keys, GitHub, GitLab and Slack tokens, JWTs, PEM private keys
+_SECRET_VALUE = re.compile(
+    r"ya29\.[\w.\-]+"
+    r"|AIza[\w\-]{30,}"
+    r"|AKIA[0-9A-Z]{16}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|glpat-[\w\-]{20,}"
+    r"|xox[abprs]-[\w\-]+"
+    r"|eyJ[\w\-]{8,}\.[\w\-]{8,}\.[\w\-]{8,}"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)")
+# NAME=value (an environment entry, mpirun's -x NAME=value, --name=value), a header's "Name: value"
+# (a plain word before the colon: "auth.json: No such file" is a path, not a header)
+_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][\w.\-]*)(?P<sep>=)(?P<value>\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
+                         r"|(?<![\w./\-])(?P<hname>[A-Za-z][\w\-]*)(?P<hsep>:\s+)(?P<hvalue>[^\s,;&]+)")
+_BEARER = re.compile(r"\b(?P<scheme>Bearer|Basic)\s+[\w.~+/=\-]+", re.I)
+
+
+def to_text(value):
+    """Any value as text; bytes are read as UTF-8, undecodable bytes kept for visible() to show."""
+    if value is None:
+        return u""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    if not isinstance(value, type(u"")):
+        return u"%s" % (value,)
+    return value
+
+
+def _escape(match):
+    char = match.group(0)
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    if 0xdc80 <= code <= 0xdcff:  # one byte surrogateescape could not decode
+        return u"\\x%02x" % (code - 0xdc00)
+    if code <= 0xff:
+        return u"\\x%02x" % code
+    return u"\\u%04x" % code
+
+
+def visible(value):
+    """The text with every control character but tab and newline, and every undecodable byte, escaped."""
+    return _UNSAFE.sub(_escape, to_text(value))
+
+
+def one_line(value, limit=None):
+    """visible(), and newlines, tabs and line separators escaped too: always exactly one line.
+
+    limit: the most characters kept; a longer text ends in '...'."""
+    text = _UNSAFE_LINE.sub(_escape, to_text(value))
+    if limit and len(text) > limit:
+        text = text[:max(limit - 3, 0)] + u"..."
+    return text
+
+
+def is_secret_name(name):
+    """Whether a variable or option of this name holds a secret."""
+    name = to_text(name).lstrip("-")
+    return bool(_SECRET_NAME.search(name)) and not name.upper().startswith(_NOT_SECRET_PREFIXES)
+
+
+def _mask_assignment(match):
+    name, sep = (match.group("name"), match.group("sep")) if match.group("name") else (match.group("hname"),
+                                                                                      match.group("hsep"))
+    if not is_secret_name(name):
+        return match.group(0)
+    return name + sep + MASK
+
+
+def mask_text(value):
+    """Text with every secret-looking value masked: NAME=value of a secret name, bearer and basic
+    credentials, and values that look like keys or tokens wherever they stand."""
+    text = _SECRET_VALUE.sub(MASK, to_text(value))
+    text = _BEARER.sub(lambda m: m.group("scheme") + " " + MASK, text)
+    return _ASSIGNMENT.sub(_mask_assignment, text)
+
+
+def mask_argv(argv):
+    """A command's arguments with secrets masked: NAME=value and --name=value of a secret name, the
+    argument after a secret option (--token VALUE), and key-like values anywhere."""
+    out = []
+    hide_next = False
+    for arg in argv or []:
+        text = to_text(arg)
+        if hide_next:
+            out.append(MASK)
+            hide_next = False
+            continue
+        if text.startswith("-") and "=" not in text and is_secret_name(text):
+            hide_next = True
+            out.append(text)
+            continue
+        out.append(mask_text(text))
+    return out
+
+
+def mask_env(env):
+    """An environment with the values of secret names masked (and key-like values anywhere)."""
+    out = {}
+    for key, value in (env or {}).items():
+        out[key] = MASK if is_secret_name(key) else mask_text(value)
+    return out
