@@ -85,7 +85,8 @@ def check_nics(config, run, which, root):
 def check_gpu(family, part, run, which):
     """The GPUs, and IMEX where the family has it (part: {sys_dir, imex_nodes})."""
     fam = families.FAMILIES[family]
-    result = gpu_health.check(gpu_health.expected_for(fam["gpu"]), run, which, sys_dir=part.get("sys_dir") or "/sys")
+    result = gpu_health.check(gpu_health.expected_for(fam["gpu"]), run, which, sys_dir=part.get("sys_dir") or "/sys",
+                              dcgm_level=part.get("dcgm_level") or 0, dcgm_timeout_s=part.get("dcgm_timeout_s") or 300)
     found = result["findings"]
     failing = " ".join(f["subject"] for f in found if f["severity"] == "fail")
     gpus = [{"index": g["index"], "bus": nvidia_smi.bus_key(g["pci_bus_id"]),

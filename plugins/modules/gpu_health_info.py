@@ -30,6 +30,9 @@ description:
     C(ACTIVE) on an Ethernet link, its active MTU what the VPC MTU allows (C(ibv_devinfo)), and its error
     counters read twice, O(rdma_interval_s) apart, so a port that flaps or drops packets now is named; these
     findings have component C(rdma) and the subject C(<device> port <n>)."
+  - "Where the node has NVIDIA DCGM (C(dcgmi)), also its diagnostic, C(dcgmi diag -r O(dcgm_level) -j), bounded
+    by O(dcgm_timeout_s): a test that fails is a finding on its GPU, with the repair DCGM's error severity asks
+    for; DCGM that cannot run is a C(warn) that says so."
   - Each finding carries the least disruptive repair that clears it (RV(findings[].rung)) and, where one command
     on the node does it, that command (RV(findings[].action)).
   - A tool that is missing or breaks gives a C(warn) whose cause starts with C(could not run), never a C(fail).
@@ -56,6 +59,17 @@ options:
         VMs have started IMEX too. 0 takes one look.
     type: int
     default: 0
+  dcgm_level:
+    description:
+      - The level of DCGM's diagnostic (C(dcgmi diag -r)) where the node has C(dcgmi). 1 takes seconds; 2 about
+        two minutes; 3 and 4 stress the GPUs for tens of minutes (run them on drained nodes). 0 leaves DCGM out.
+    type: int
+    default: 1
+    choices: [0, 1, 2, 3, 4]
+  dcgm_timeout_s:
+    description: Seconds DCGM's diagnostic may take before it counts as one that could not run.
+    type: int
+    default: 300
   rdma_interval_s:
     description:
       - Seconds between the two reads of the RDMA error counters; a counter that rises in between names its
@@ -102,6 +116,11 @@ xids:
   type: list
   elements: dict
   sample: [{"pci_bus_id": "0000:9b:00", "xid": 79, "count": 1}]
+dcgm:
+  description: DCGM's diagnostic where it ran (C(level), and C(error) when it could not run), or null where the
+    node has no C(dcgmi) or O(dcgm_level) is 0.
+  returned: always
+  type: dict
 rdma_ports:
   description: Each RDMA port (families with GPUDirect RDMA), with C(device), C(port), C(state), C(active_mtu)
     and C(errors) (how much its error counters rose between the two reads).
@@ -160,6 +179,8 @@ def main():
         imex_nodes=dict(type="list", elements="str"),
         imex_wait_s=dict(type="int", default=0),
         rdma_interval_s=dict(type="float", default=1.0),
+        dcgm_level=dict(type="int", default=1, choices=[0, 1, 2, 3, 4]),
+        dcgm_timeout_s=dict(type="int", default=300),
     ))
     fam = families.FAMILIES.get(gm.params["family"])
     if fam is None:
@@ -168,7 +189,8 @@ def main():
     def run(argv):
         return gm.run(argv)
 
-    result = health.check(health.expected_for(fam["gpu"]), run, gm.which, sys_dir=gm.params["sys_dir"])
+    result = health.check(health.expected_for(fam["gpu"]), run, gm.which, sys_dir=gm.params["sys_dir"],
+                          dcgm_level=gm.params["dcgm_level"], dcgm_timeout_s=gm.params["dcgm_timeout_s"])
     if fam.get("imex"):
         deadline = time.time() + max(0, gm.params["imex_wait_s"])
         while True:

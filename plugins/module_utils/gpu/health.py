@@ -25,7 +25,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import nvidia_smi, xid
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import dcgm, nvidia_smi, xid
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import RECOVERY_ACTIONS
 
 NVIDIA_VENDOR = "0x10de"
@@ -334,8 +334,14 @@ def xid_counts(kernel_log):
             for (bus, number), seen in xid.grouped(xid.events(kernel_log))]
 
 
-def check(expected, run, which, sys_dir="/sys"):
-    """gather() then judge(): {driver, gpus, xids, findings}."""
+def check(expected, run, which, sys_dir="/sys", dcgm_level=0, dcgm_timeout_s=300):
+    """gather() then judge(), and DCGM's diagnostic at dcgm_level where the node has dcgmi (0: not run):
+    {driver, gpus, xids, dcgm, findings}."""
     ev = gather(run, which, sys_dir=sys_dir, fabric_manager=expected.get("fabric_manager"))
+    found = judge(expected, ev)
+    diag = dcgm.gather(run, which, level=dcgm_level, timeout_s=dcgm_timeout_s) if ev.get("driver") else None
+    labels = dict((str(gpu["index"]), _label(gpu)) for gpu in ev.get("smi") or [])
+    found += dcgm.judge(diag, labels)
     return {"driver": ev.get("driver"), "gpus": ev.get("smi") or [], "xids": xid_counts(ev.get("kernel_log")),
-            "findings": judge(expected, ev)}
+            "dcgm": None if diag is None else {"level": diag["level"], "error": diag["error"]},
+            "findings": found}
