@@ -100,8 +100,10 @@ def is_secret_name(name):
 
 
 def _mask_assignment(match):
-    name, sep = (match.group("name"), match.group("sep")) if match.group("name") else (match.group("hname"),
-                                                                                      match.group("hsep"))
+    if match.group("name"):
+        name, sep = match.group("name"), match.group("sep")
+    else:
+        name, sep = match.group("hname"), match.group("hsep")
     if not is_secret_name(name):
         return match.group(0)
     return name + sep + MASK

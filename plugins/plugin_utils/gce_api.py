@@ -159,9 +159,9 @@ def segment(value):
 
 def instance_path(project, zone, instance, verb=None):
     """projects/P/zones/Z/instances/I[/verb], each name checked against GCE's rules and escaped."""
-    path = "projects/%s/zones/%s/instances/%s" % (segment(valid_name("project", project)),
-                                                   segment(valid_name("zone", zone)),
-                                                   segment(valid_name("instance", instance)))
+    path = "projects/%s/zones/%s/instances/%s" % (
+        segment(valid_name("project", project)), segment(valid_name("zone", zone)),
+        segment(valid_name("instance", instance)))
     return path + ("/" + verb if verb else "")
 
 

@@ -127,8 +127,8 @@ def gather(devices, run, which, sys_dir="/sys", interval_s=1.0, sleep=time.sleep
             match = _ACTIVE_MTU.search(out or "") if rc == 0 else None
             now["active_mtu"] = int(match.group(1)) if match else None
             if rc != 0 and not ev["mtu_error"]:
-                ev["mtu_error"] = "ibv_devinfo -d %s exited %d: %s" % (dev, rc, ((err or out or "").strip()
-                                                                          .splitlines() or ["no output"])[0])
+                first = ((err or out or "").strip().splitlines() or ["no output"])[0]
+                ev["mtu_error"] = "ibv_devinfo -d %s exited %d: %s" % (dev, rc, first)
     return ev
 
 

@@ -145,7 +145,9 @@ def test_rdma_faults_show_where_the_checks_read_and_a_reboot_clears_them(rdma_st
     from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import rdma
     mod, sys_root = rdma_standin
     expected = {"rdma_devices": ["mlx5_0", "mlx5_1"], "vpc_mtu": 8896}
-    run = lambda argv: (0, "\tactive_mtu:\t4096 (5)\n", "")  # noqa: E731
+
+    def run(_argv):
+        return 0, "\tactive_mtu:\t4096 (5)\n", ""
     assert rdma.judge(expected, rdma.gather(expected["rdma_devices"], run, lambda n: "/x", sys_dir=str(sys_root),
                                             interval_s=0.05)) == []
     assert mod.fault(mod.load(), "rdma-port-down", ["1"]) == "seeded rdma-port-down on mlx5_1 port 1"

@@ -17,8 +17,8 @@ DEVICES = ["mlx5_0", "mlx5_1"]
 EXPECTED = {"rdma_devices": DEVICES, "vpc_mtu": 8896}
 
 
-def tree(root, devices=DEVICES, state="4: ACTIVE", link_layer="Ethernet"):
-    for index, dev in enumerate(devices):
+def tree(root, devices=None, state="4: ACTIVE", link_layer="Ethernet"):
+    for index, dev in enumerate(devices or DEVICES):
         port = root / "class" / "infiniband" / dev / "ports" / "1"
         (port / "counters").mkdir(parents=True)
         (port / "hw_counters").mkdir()
@@ -41,7 +41,8 @@ def which(name):
     return "/usr/bin/" + name
 
 
-def check(root, run=None, sleep=lambda s: None, expected=EXPECTED, which_=which):
+def check(root, run=None, sleep=lambda s: None, expected=None, which_=which):
+    expected = expected or EXPECTED
     ev = rdma.gather(expected["rdma_devices"], run or devinfo(), which_, sys_dir=str(root), interval_s=0.5,
                      sleep=sleep)
     return ev, rdma.judge(expected, ev)
@@ -107,7 +108,7 @@ def test_a_missing_tool_is_could_not_run_never_a_port_fault(tmp_path):
 
 def test_a_family_without_rdma_devices_reads_nothing(tmp_path):
     calls = []
-    ports, found = rdma.check(families.FAMILIES["a3-mega"], lambda argv: calls.append(argv), which,
+    ports, found = rdma.check(families.FAMILIES["a3-mega"], calls.append, which,
                               sys_dir=str(tmp_path), sleep=calls.append)
     assert (ports, found, calls) == ([], [], [])
 
