@@ -16,8 +16,8 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils import safe_text
 
 def escape(value):
     """A label value as the format wants it: one line of valid UTF-8 (control characters and undecodable
-    bytes shown as escapes), backslash and double quote escaped."""
-    return safe_text.one_line(value).replace("\\", "\\\\").replace("\"", "\\\"")
+    bytes shown as escapes, secrets masked), backslash and double quote escaped."""
+    return safe_text.one_line(safe_text.mask_text(value)).replace("\\", "\\\\").replace("\"", "\\\"")
 
 
 def labels(pairs):

@@ -280,3 +280,21 @@ def test_hostile_tool_output_stays_one_line_everywhere(tmp_path):
     # the token planted in the tool's output reaches none of them
     for output in (out, reason, text, proc.stderr.decode("utf-8", "replace")):
         assert "planted-secret" not in output
+
+
+def test_hostile_text_in_the_config_reaches_no_output_raw(tmp_path):
+    """A NIC name with an escape sequence, a newline and a planted token in the agent's config: the line,
+    the metrics and the JSON result stay valid and one line where promised, and the token stays out."""
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    cfg = dict(config(standins=False), rxdm=None)
+    cfg["nics"] = [{"nic": "gpu0\x1b[2J", "name": "eth9\nFAIL forged token=ya29.planted-secret",
+                    "mac": "42:01:0a:01:00:09", "mtu": 8244, "ip": "10.1.0.9"}]
+    rc, lines, err = agent(tmp_path, cfg, "--json")
+    assert rc == 1, (lines, err)
+    assert lines[0].startswith("gpudirect-health: fail: fail nic ") and "\\n" in lines[0]
+    assert len(lines) == 2 and not any("FAIL forged" in line.split(": ", 1)[0] for line in lines)
+    json.loads(lines[1])
+    text = metrics(tmp_path)
+    assert promtool_check(text)[0] == 0 and "\x1b" not in text
+    for output in (lines[0], text):
+        assert "planted-secret" not in output

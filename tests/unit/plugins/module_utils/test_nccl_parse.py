@@ -225,8 +225,9 @@ def test_a_long_run_of_digits_is_read_in_linear_time():
     old = signal.signal(signal.SIGALRM, too_slow)
     signal.alarm(20)
     try:
-        res = nccl_parse.parse("8 2 float none -1 " + "9" * 200000 + "x 1 1 0 1 1 1 0\n", collective="all_gather")
+        # where a row's reduction operator would stand, so the number pattern is tried on it
+        res = nccl_parse.parse("8 2 float " + "9" * 200000 + "x -1 1 1 1 0 1 1 1 0\n", collective="all_gather")
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
-    assert res["collective"] == "all_gather" and len(res["rows"]) == 1
+    assert res["collective"] == "all_gather" and res["rows"][0]["redop"] == "9" * 200000 + "x"
