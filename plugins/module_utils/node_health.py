@@ -31,10 +31,10 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health as
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex, nvidia_smi, rdma
 from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_ready, nic_sysfs, plugin_state
 from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
-from ansible_collections.gpudirect.gcp.plugins.module_utils import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils import maintenance, safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
 
-COMPONENTS = ("gpu", "rdma", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile")
+COMPONENTS = ("gpu", "rdma", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile", "host")
 
 
 class ConfigError(ValueError):
@@ -59,7 +59,8 @@ def validate(config):
             raise ConfigError("nics[%d]: has neither name nor mac" % index)
     if config["family"] not in families.FAMILIES:
         raise ConfigError("family: unknown family %r" % config["family"])
-    for key, needs in (("gpu", ()), ("rxdm", ("container",)), ("plugin", ("record_file",)), ("profile", ("path",))):
+    for key, needs in (("gpu", ()), ("rxdm", ("container",)), ("plugin", ("record_file",)), ("profile", ("path",)),
+                       ("maintenance", ())):
         part = config.get(key)
         if part is None:
             continue
@@ -145,6 +146,15 @@ def check_profile(part, root):
             [finding("nccl_profile", path, "fail", problem) for problem in problems])
 
 
+def check_maintenance(part, clock=time.time, get=None):
+    """Host maintenance from the metadata server (part: {metadata_url, warn_within_h})."""
+    kwargs = {"get": get} if get else {}
+    state = maintenance.read(part.get("metadata_url") or maintenance.DEFAULT_URL, **kwargs)
+    found = maintenance.judge(state, now=clock(), warn_within_s=float(part.get("warn_within_h", 24)) * 3600)
+    return ({"event": state["event"], "upcoming": state["upcoming"]},
+            [finding(f["component"], f["subject"], f["severity"], f["cause"]) for f in found])
+
+
 def check(config, run, which, root="/", clock=time.time, rxdm_wait_s=0):
     """Run every check the config names; one check that cannot run costs no other.
 
@@ -155,7 +165,7 @@ def check(config, run, which, root="/", clock=time.time, rxdm_wait_s=0):
     validate(config)
     start = clock()
     out = {"family": config["family"], "gpu": None, "nics": None, "rxdm": None, "plugin": None, "profile": None,
-           "findings": []}
+           "maintenance": None, "findings": []}
     steps = []
     if config.get("gpu") is not None:
         steps.append(("gpu", "gpu", lambda: check_gpu(config["family"], config["gpu"], run, which)))
@@ -166,6 +176,8 @@ def check(config, run, which, root="/", clock=time.time, rxdm_wait_s=0):
         steps.append(("plugin", "nccl_plugin", lambda: check_plugin(config["family"], config["plugin"], root)))
     if config.get("profile"):
         steps.append(("profile", "nccl_profile", lambda: check_profile(config["profile"], root)))
+    if config.get("maintenance"):
+        steps.append(("maintenance", "host", lambda: check_maintenance(config["maintenance"], clock)))
     for key, component, step in steps:
         try:
             out[key], found = step()

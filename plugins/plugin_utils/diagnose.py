@@ -55,7 +55,8 @@ def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0):
                                 max_restarts=max_restarts)
         profile = node_checks.profile(host, ev, repairs, mine + plugin)
         out.extend(node_checks.gpu(host, ev, repairs) + plugin + rxdm + profile + node_checks.devices(host, ev, repairs)
-                   + node_checks.topology(host, ev) + ([] if plugin else node_checks.nccl_qualified(host, ev, repairs)))
+                   + node_checks.topology(host, ev) + node_checks.maintenance(host, ev, repairs)
+                   + ([] if plugin else node_checks.nccl_qualified(host, ev, repairs)))
         if plugin:
             skip.add((host, "plugin"))
         if rxdm:

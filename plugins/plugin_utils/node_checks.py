@@ -217,6 +217,13 @@ def guest_os(host, ev):
                     "recreate the VM from another image: " + host_prereqs.GUEST_OS_FIX.split("; ", 1)[0])]
 
 
+def maintenance(host, ev, repairs):
+    """The host maintenance the node's metadata server announces (gpudirect.gcp.gce_maintenance_info)."""
+    return [finding(host, "host", "maintenance", item["severity"], item["cause"],
+                    repairs.perform_maintenance(host) if item.get("can_reschedule") else None)
+            for item in ev.get("maintenance") or []]
+
+
 def devices(host, ev, repairs):
     """Devices the transport needs. A kernel module that is not loaded is no finding of its own (it may
     be built in): it is named on the missing devices, the symptom that matters."""

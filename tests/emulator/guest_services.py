@@ -25,7 +25,11 @@ physical_host is served as given; physical_host_topology as JSON when it is an
 object, or as given when it is a string (so a test can serve text that is not
 JSON).  An address the file does not name, an attribute its entry lacks (or
 null), no --topology-file and a file that does not exist yet all answer 404,
-as a VM without placement data does.  The file is read again whenever its
+as a VM without placement data does.  The same entry may hold
+"maintenance-event" (served at /computeMetadata/v1/instance/maintenance-event;
+NONE when absent, as on a VM with no event) and "upcoming-maintenance" (an
+object served as JSON at .../instance/upcoming-maintenance; 404 when absent,
+as on a VM with nothing scheduled).  The file is read again whenever its
 mtime, size or inode changes, so a test can change a node's answer while the
 server runs; a file that is not a JSON object of objects answers 500 naming
 it.  Other paths answer 404.
@@ -56,6 +60,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 TOKEN_PATH = "/computeMetadata/v1/instance/service-accounts/default/token"
 ATTRIBUTES_PATH = "/computeMetadata/v1/instance/attributes/"
 PLACEMENT_ATTRIBUTES = ("physical_host", "physical_host_topology")
+INSTANCE_PATH = "/computeMetadata/v1/instance/"
+# instance values a test can set per node, with what a VM without one answers (None: 404)
+MAINTENANCE_VALUES = {"maintenance-event": "NONE", "upcoming-maintenance": None}
 USERNAME = "oauth2accesstoken"
 FORWARDED = ("Content-Type", "Content-Length", "Docker-Content-Digest", "Docker-Distribution-Api-Version", "Etag")
 
@@ -116,8 +123,10 @@ class Placements(object):
                 return 500, self.error + "\n"
             value = self.nodes.get(address, {}).get(name)
         if value is None:
+            value = MAINTENANCE_VALUES.get(name)
+        if value is None:
             return 404, "no attribute %s for %s\n" % (name, address)
-        if name == "physical_host_topology" and not isinstance(value, str):
+        if name in ("physical_host_topology", "upcoming-maintenance") and not isinstance(value, str):
             return 200, json.dumps(value)
         return 200, str(value)
 
@@ -153,9 +162,9 @@ def metadata_handler(tokens, placements):
             elif path == TOKEN_PATH:
                 self._send(200, json.dumps({"access_token": tokens.issue(), "expires_in": tokens.ttl,
                                             "token_type": "Bearer"}))
-            elif name in PLACEMENT_ATTRIBUTES:
+            elif name in PLACEMENT_ATTRIBUTES or path[len(INSTANCE_PATH):] in MAINTENANCE_VALUES:
                 caller = self.client_address[0]
-                status, body = placements.attribute(caller, name)
+                status, body = placements.attribute(caller, name or path[len(INSTANCE_PATH):])
                 self._send(status, body, "application/text", "caller %s" % caller)
             else:
                 self._send(404, "not served by the sandbox metadata stand-in: %s\n" % self.path, "text/plain")

@@ -173,6 +173,19 @@ def test_an_unusable_install_record_is_the_agents_finding_too():
     assert [(f["subject"], f["cause"]) for f in agent] == [(f["subject"], f["cause"]) for f in found]
 
 
+def test_maintenance_due_is_a_warning_whose_repair_starts_it_now():
+    hosts, ev = cluster(2)
+    ev["n0"]["maintenance"] = [{"component": "host", "subject": "maintenance", "severity": "warn",
+                                "cause": "scheduled host maintenance in 3.0 h", "can_reschedule": True}]
+    ev["n1"]["maintenance"] = [{"component": "host", "subject": "maintenance", "severity": "fail",
+                                "cause": "host maintenance under way", "can_reschedule": False}]
+    found = diagnose.node_findings(ev, hosts, REPAIRS)
+    assert [(f["host"], f["severity"], f["repair"]) for f in found if f["subject"] == "maintenance"] == [
+        ("n1", "fail", None),
+        ("n0", "warn", "gcloud compute instances perform-maintenance n0 --zone=us-central1-a")]
+    assert diagnose.passing(found, hosts) == ["n0"]
+
+
 def test_rxdm_image_that_does_not_pair_with_the_plugin():
     hosts, ev = cluster(2)
     # v1.0.21 is qualified with plugin v1.0.15, not with the v1.0.17 the node has
