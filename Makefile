@@ -14,7 +14,7 @@ VARIANT ?= ubuntu
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-pairing bench-scaling clean
+.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-pairing bench-scaling clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
@@ -22,6 +22,7 @@ help:
 	@echo "make test       lint, sanity, unit, integration and Molecule tests"
 	@echo "make bench      inventory benchmark (prints figures and ratios)"
 	@echo "make bench-diagnose  diagnose on 2- and 4-node sandboxes (prints figures and the ratio)"
+	@echo "make bench-node-check  one node check (gpudirect-health) on a healthy sandbox node (prints figures)"
 	@echo "make bench-pairing   the pairwise fault search simulated on 8..1024 nodes (prints figures)"
 	@echo "make bench-scaling   wall time on 2 and 16 sandbox nodes: bare module tasks and site.yml (figures, ratios)"
 	@echo "make ee         build the AWX execution environment image locally"
@@ -75,6 +76,9 @@ bench: deps
 
 bench-diagnose: deps
 	@benchmarks/diagnose/run.sh
+
+bench-node-check: deps
+	@benchmarks/node_check/run.sh
 
 bench-scaling: deps
 	@scripts/link-collection.sh

@@ -105,17 +105,14 @@ def check_rxdm(part, run, which, wait_s=0):
     try:
         engine = ce.find_engine(which, run, part.get("engine") or "auto")
     except ce.EngineError as exc:
-        return {"ready": None}, [finding("rxdm", part["container"], "warn", "cannot check RxDM: %s" % exc)]
-    # a periodic check takes one look and reports what is; a hook that has just started RxDM waits
-    state = rr.wait_ready(run, engine["path"], part["container"], part.get("health_check_file"),
-                          part.get("ready_line"), settle_s=0, timeout_s=wait_s)
-    state.update(rr.describe(run, engine["path"], part["container"], part.get("unit"), which("systemctl")))
-    if state["ready"]:
-        return state, []
-    cause = state["reason"]
-    if state.get("unit_state") and state["unit_state"] != "active":
-        cause += "; unit %s is %s" % (part.get("unit"), state["unit_state"])
-    return state, [finding("rxdm", part["container"], "fail", cause)]
+        state = {"ready": None, "error": "no container engine: %s" % exc}
+    else:
+        # a periodic check takes one look and reports what is; a hook that has just started RxDM waits
+        state = rr.wait_ready(run, engine["path"], part["container"], part.get("health_check_file"),
+                              part.get("ready_line"), settle_s=0, timeout_s=wait_s)
+        state.update(rr.describe(run, engine["path"], part["container"], part.get("unit"), which("systemctl")))
+    return state, [finding("rxdm", subject, severity, cause) for severity, subject, cause in
+                   rr.problems(state, part["container"], part.get("unit"), part.get("max_restarts", 0))]
 
 
 def check_plugin(family, part, root):

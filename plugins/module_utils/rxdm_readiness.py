@@ -114,3 +114,25 @@ def describe(run, engine, name, unit=None, systemctl=None):
             restarts = props.get("NRestarts", "")
             out["restarts"] = int(restarts) if restarts.isdigit() else None
     return out
+
+
+def problems(state, container, unit=None, max_restarts=0):
+    """[(severity, subject, cause)] of an RxDM state: the one rule set diagnose and the node health agent
+    share. state: ready, reason, unit_state, restarts, log_tail (optional) and error (RxDM could not be
+    looked at, such as no container engine: on a node that needs RxDM, that is RxDM not running)."""
+    if state.get("error"):
+        return [("fail", container, "cannot check RxDM: %s" % state["error"])]
+    out = []
+    if not state.get("ready"):
+        cause = state.get("reason") or "not ready"
+        if state.get("unit_state") and state["unit_state"] != "active":
+            cause += "; unit %s is %s" % (unit or "", state["unit_state"])
+        tail = [line for line in state.get("log_tail") or [] if line.strip()]
+        if tail:
+            cause += "; last log line: %s" % tail[-1].strip()
+        out.append(("fail", container, cause))
+    restarts = state.get("restarts")
+    if restarts is not None and max_restarts is not None and restarts > max_restarts:
+        out.append(("warn", unit or container, "systemd restarted RxDM %d times (more than %d): it keeps failing; "
+                    "see journalctl -u %s" % (restarts, max_restarts, unit or container)))
+    return out

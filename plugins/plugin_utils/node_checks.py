@@ -18,6 +18,7 @@ import re
 import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families, host_prereqs, plugin_state
+from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid import rung_order
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import REPAIR_TAGS, finding
 
@@ -41,22 +42,10 @@ def rxdm(host, ev, repairs, plugin_tag=None, max_restarts=0):
         return []
     container = state.get("container") or "receive-datapath-manager"
     fix = repairs.role(host, "rxdm")
+    out = [finding(host, "rxdm", subject, severity, cause, fix) for severity, subject, cause in
+           rxdm_readiness.problems(state, container, state.get("unit"), max_restarts)]
     if state.get("error"):
-        return [finding(host, "rxdm", container, "fail", "cannot check RxDM: %s" % state["error"], fix)]
-    out = []
-    if not state.get("ready"):
-        cause = state.get("reason") or "not ready"
-        if state.get("unit_state") and state["unit_state"] != "active":
-            cause += "; unit %s is %s" % (state.get("unit") or "", state["unit_state"])
-        tail = [line for line in state.get("log_tail") or [] if line.strip()]
-        if tail:
-            cause += "; last log line: %s" % tail[-1].strip()
-        out.append(finding(host, "rxdm", container, "fail", cause, fix))
-    restarts = state.get("restarts")
-    if restarts is not None and restarts > max_restarts:
-        out.append(finding(host, "rxdm", state.get("unit") or container, "warn",
-                           "systemd restarted RxDM %d times (more than %d): it keeps failing; see journalctl -u %s"
-                           % (restarts, max_restarts, state.get("unit") or container), fix))
+        return out
     tag = image_tag(state.get("image"))
     if tag and plugin_tag and ev.get("family") in families.FAMILIES:
         pair = families.judge_versions(ev["family"], plugin_tag, tag)

@@ -121,9 +121,13 @@ def test_a_check_that_cannot_run_warns_and_costs_no_other(tmp_path):
     node = Node(ip_hangs=True)
     node.which = {"ip": "/sbin/ip", "systemctl": "/bin/systemctl"}.get  # no engine
     result = check(tmp_path, config(plugin), node)
-    assert sorted((f["component"], f["severity"]) for f in result["findings"]) == [("nic", "warn"), ("rxdm", "warn")]
+    # a hung ip says nothing about the NICs: a warning; no container engine on a node that needs RxDM means
+    # RxDM cannot run: a failure, as diagnose says (rxdm_readiness.problems, the rule both share)
+    assert sorted((f["component"], f["severity"]) for f in result["findings"]) == [("nic", "warn"), ("rxdm", "fail")]
+    assert "cannot check RxDM: no container engine: " in [f for f in result["findings"] if f["component"] == "rxdm"][0][
+        "cause"]
     assert result["plugin"]["intact"] and result["profile"]["consistent"]
-    assert node_health.verdict(result["findings"]) == "warn"
+    assert node_health.verdict(result["findings"]) == "fail"
 
 
 def test_parts_not_configured_are_not_checked(tmp_path):

@@ -186,6 +186,21 @@ def test_maintenance_due_is_a_warning_whose_repair_starts_it_now():
     assert diagnose.passing(found, hosts) == ["n0"]
 
 
+def test_rxdm_findings_are_the_agents_for_the_same_state():
+    from ansible_collections.gpudirect.gcp.plugins.module_utils import node_health, rxdm_readiness
+    hosts, ev = cluster(2)
+    ev["n1"]["rxdm"].update(ready=False, reason="container receive-datapath-manager is not running",
+                            unit_state="failed", restarts=4, log_tail=["", "tcpgpudmarxd: no GPU 3"])
+    found = [(f["subject"], f["severity"], f["cause"]) for f in diagnose.node_findings(ev, hosts, REPAIRS)
+             if f["component"] == "rxdm"]
+    state = ev["n1"]["rxdm"]
+    agent = [node_health.finding("rxdm", s, sev, c) for sev, s, c in
+             rxdm_readiness.problems(state, state["container"], state["unit"], 0)]
+    assert found == [(f["subject"], f["severity"], f["cause"]) for f in agent] and len(found) == 2
+    assert found[0][2].endswith("; unit receive-datapath-manager.service is failed; last log line: tcpgpudmarxd: "
+                                "no GPU 3")
+
+
 def test_rxdm_image_that_does_not_pair_with_the_plugin():
     hosts, ev = cluster(2)
     # v1.0.21 is qualified with plugin v1.0.15, not with the v1.0.17 the node has
