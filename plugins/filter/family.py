@@ -11,7 +11,7 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.display import Display
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology as topology_reader
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology as topology_reader
 
 
 def family_profile(name):

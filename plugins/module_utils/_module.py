@@ -14,7 +14,7 @@ __metaclass__ = type
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.files import write_atomic
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import write_atomic
 
 
 class ModuleInputError(ValueError):

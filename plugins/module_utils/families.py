@@ -702,7 +702,7 @@ def nvlink_domain(name, topology):
     """
     if not has_nvlink_domains(name):
         return None
-    # normalized placement (module_utils/topology.py; this file stays importable on its own)
+    # normalized placement (module_utils/host/topology.py; this file stays importable on its own)
     topo = topology or {}
     if not topo.get("block") or not topo.get("subblock"):
         return None

@@ -65,7 +65,7 @@ daemon_unit:
 """
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.container_engine import EngineError, find_engine
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host.container_engine import EngineError, find_engine
 
 
 def main():

@@ -71,7 +71,7 @@ cred_helpers:
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import registry_auth
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import registry_auth
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

@@ -77,7 +77,7 @@ findings:
   elements: dict
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import maintenance
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import maintenance
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

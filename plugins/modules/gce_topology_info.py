@@ -126,8 +126,8 @@ msg:
   sample: "placed at c1/b1/s1/h1 (from physical_host_topology); matches the expected placement"
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import metadata_topology
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import metadata_topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule, ModuleInputError
 
 

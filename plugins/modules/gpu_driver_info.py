@@ -78,7 +78,7 @@ summary:
   sample: injected by the NVIDIA container toolkit (/usr/bin/nvidia-container-runtime-hook) with --gpus all
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import gpu_driver
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_driver
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

@@ -152,8 +152,8 @@ import socket
 from ansible.module_utils.urls import fetch_url
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule, ModuleInputError
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_map
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_sysfs
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_map
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_sysfs
 
 
 def argument_spec():

@@ -183,9 +183,9 @@ import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule, ModuleInputError
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_ready
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_sysfs
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nic_map import norm_mac
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_ready
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_sysfs
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic.nic_map import norm_mac
 
 
 def argument_spec():

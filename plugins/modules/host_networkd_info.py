@@ -50,7 +50,7 @@ network_files:
   sample: {"eth1": "/run/systemd/network/10-netplan-eth1.network", "eth2": ""}
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import host_networkd
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import host_networkd
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

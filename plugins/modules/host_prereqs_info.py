@@ -94,7 +94,8 @@ problems:
       type: str
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, host_prereqs
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import host_prereqs
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

@@ -63,7 +63,7 @@ devices:
   sample: ["0000:06:00.1", "0000:0c:00.1"]
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import host_udev
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import host_udev
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

@@ -80,7 +80,7 @@ import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.files import destination_problem, read_or_none, read_own
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import destination_problem, read_or_none, read_own
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex
 
 

@@ -72,7 +72,7 @@ commands:
   sample: [["/usr/sbin/ip", "link", "set", "dev", "eth1", "mtu", "8244"]]
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import link_mtu
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import link_mtu
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

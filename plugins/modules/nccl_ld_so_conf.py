@@ -72,9 +72,9 @@ cache_refreshed:
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_ldcache
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ldcache
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.files import destination_problem, read_own
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import destination_problem, read_own
 
 
 def main():

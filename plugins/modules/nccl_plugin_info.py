@@ -89,8 +89,8 @@ ld_so_conf:
 import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
-from ansible_collections.gpudirect.gcp.plugins.module_utils.plugin_state import inspect
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_installer as pi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.plugin_state import inspect
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

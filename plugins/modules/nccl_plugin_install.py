@@ -120,8 +120,8 @@ installer_output:
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
-from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import container_engine as ce
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_installer as pi
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

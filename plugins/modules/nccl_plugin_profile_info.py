@@ -98,9 +98,9 @@ import os
 
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_installer
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import parse_profile, sourced_env
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import parse_profile, sourced_env
 
 
 def installed_version(gm):

@@ -238,9 +238,9 @@ commands:
 import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_pairing
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_runner import (
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_runner import (
     NcclTestsRun, RunnerInputError, read_env_file)
 
 

@@ -113,9 +113,9 @@ summary:
 import os
 import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_metrics, nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_metrics, nccl_report
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.files import write_atomic
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import write_atomic
 
 _FILES = {"json": ("report.json", nccl_report.to_json), "junit": ("junit.xml", nccl_report.to_junit),
           "html": ("report.html", nccl_report.to_html),

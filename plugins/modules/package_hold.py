@@ -99,7 +99,7 @@ recorded:
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import package_hold as logic
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import package_hold as logic
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

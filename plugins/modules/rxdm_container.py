@@ -59,7 +59,7 @@ container_id:
   type: str
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_engine
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_engine
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

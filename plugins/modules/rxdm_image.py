@@ -61,7 +61,7 @@ pulled:
   type: bool
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_engine
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_engine
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

@@ -118,7 +118,7 @@ log_tail:
   elements: str
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness as rr
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

@@ -97,7 +97,7 @@ pairs:
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import rxq_topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxq_topology
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

@@ -17,7 +17,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import pair_matrix
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import pair_matrix
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import finding
 
 SUBJECT = "nccl-tests"

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The finding: one fault, where it is, why, and the command that repairs it.
 
-A finding is a plain dict (module_utils/findings_report.py names its fields):
+A finding is a plain dict (module_utils/health/findings_report.py names its fields):
 - host: the node at fault (null for a fault of the cluster as a whole);
 - component: one of COMPONENTS;
 - subject: the NIC, container, file path or variable at fault;
@@ -20,7 +20,7 @@ __metaclass__ = type
 
 import shlex
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.findings_report import COMPONENTS, SEVERITIES
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health.findings_report import COMPONENTS, SEVERITIES
 
 # the repair of a fault no role can put right: Google repairs the host under the VM
 REPORT_HOST_ARGV = ["gcloud", "compute", "instances", "report-host-as-faulty"]

@@ -16,7 +16,7 @@ import ipaddress
 import re
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 
 # The VPC MTU when a network does not set one [Compute API networks resource].
 DEFAULT_VPC_MTU = 1460

@@ -17,8 +17,10 @@ __metaclass__ = type
 import re
 import shlex
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, host_prereqs, plugin_state
-from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import host_prereqs
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_state
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid import rung_order
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import REPAIR_TAGS, finding
 

@@ -21,7 +21,7 @@ __metaclass__ = type
 
 import hashlib
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 
 
 def _hash(text):

@@ -23,7 +23,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 
 DEFAULT_LEVELS = ("block", "subblock")
 LEVEL_CHOICES = (("block", "subblock"), ("block",))

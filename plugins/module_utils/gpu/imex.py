@@ -22,7 +22,7 @@ import os
 import re
 import stat
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text_strict
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.sysfs import read_text_strict
 
 CHANNEL_MAJOR_NAME = "nvidia-caps-imex-channels"
 MODPROBE_OPTION = "options nvidia NVreg_CreateImexChannel0=1"

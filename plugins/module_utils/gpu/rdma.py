@@ -8,7 +8,7 @@ read twice so that a port that flaps or drops packets now is named, not one that
 :func:`gather` reads sysfs (under a root the sandbox moves) and ``ibv_devinfo``;
 :func:`judge` is pure. Findings have the GPU module's shape with component ``rdma`` and the
 subject ``<device> port <n>``. Whether each NIC's GID table holds its address is the NIC
-readiness check's (module_utils/nic_ready.py), which knows the NIC-to-device mapping.
+readiness check's (module_utils/nic/nic_ready.py), which knows the NIC-to-device mapping.
 
 Plain Python with no ansible import: the node health agent ships it.
 """

@@ -99,8 +99,9 @@ def main(argv=None):
             return 2
     sys.path.insert(0, args.lib)
     try:
-        from ansible_collections.gpudirect.gcp.plugins.module_utils import (files, health_metrics, node_health,
-                                                                            safe_text, slurm_hook)
+        from ansible_collections.gpudirect.gcp.plugins.module_utils.common import files, safe_text
+        from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, node_health
+        from ansible_collections.gpudirect.gcp.plugins.module_utils.health import slurm_hook
     except ImportError as exc:
         print("gpudirect-health: --lib %s: the check code is not installed there (%s)" % (args.lib, exc))
         return 2

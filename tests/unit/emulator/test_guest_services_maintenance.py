@@ -1,16 +1,17 @@
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Host maintenance notices served per node by the metadata stand-in, read by the real client
-(module_utils/maintenance.py, which the module and the node health agent share) and judged."""
+(module_utils/host/maintenance.py, which the module and the node health agent share) and judged."""
 
 import calendar
-import time
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import maintenance, node_health
-from ansible_collections.gpudirect.gcp.tests.unit.emulator.test_guest_services_topology import (  # noqa: F401
-    NODE, metadata)  # pylint: disable=unused-import
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import maintenance
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
+# metadata: the running metadata stand-in, a fixture
+from ansible_collections.gpudirect.gcp.tests.unit.emulator.test_guest_services_topology import (  # noqa: F401 pylint: disable=unused-import
+    NODE, metadata)
 
 pytestmark = pytest.mark.emulator
 NOW = calendar.timegm((2026, 11, 26, 12, 0, 0, 0, 0, 0))

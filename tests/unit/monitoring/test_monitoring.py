@@ -15,7 +15,7 @@ import subprocess
 
 import yaml
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import health_metrics
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RULES_DIR = os.path.join(ROOT, "monitoring", "prometheus")

@@ -56,7 +56,7 @@ def test_the_shipped_check_code_is_closed_and_needs_no_ansible():
     assert package == PREFIX.replace(".", "/")
     # dotted module names; a package's __init__.py is the package
     names = set(f[:-3].replace("/__init__", "").replace("/", ".") for f in files)
-    assert {"node_health", "health_metrics", "files", "gpu.health"} <= names
+    assert {"health.node_health", "health.health_metrics", "common.files", "gpu.health"} <= names
     for name in sorted(files):
         for imported in imports(os.path.join(MODULE_UTILS, name)):
             assert not (imported == "ansible" or imported.startswith("ansible.")), "%s imports %s" % (name, imported)
@@ -220,7 +220,7 @@ def test_a_crash_in_the_checks_is_could_not_check_exit_2_and_never_a_drain(tmp_p
     no drain even with --drain-reason."""
     FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
     lib = lib_dir(tmp_path)
-    with open(os.path.join(lib, shipped()[1], "node_health.py"), "a") as fh:
+    with open(os.path.join(lib, shipped()[1], "health", "node_health.py"), "a") as fh:
         fh.write("\n\ndef check(*_args, **_kwargs):\n    raise KeyError('a bug')\n")
     config_file = tmp_path / "health.json"
     config_file.write_text(json.dumps(config_for_slurm()))

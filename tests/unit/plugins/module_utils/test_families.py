@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families as F
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 
 EXPECTED = {
     "a3-high": ("a3-highgpu-8g", "tcpx"),

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import gpu_driver
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_driver
 
 
 def _node(root, libcuda_dirs=(), commands=()):

@@ -10,8 +10,8 @@ import re
 import shutil
 import subprocess
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import health_metrics as hm
-from ansible_collections.gpudirect.gcp.plugins.module_utils.node_health import finding
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics as hm
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health.node_health import finding
 
 
 def promtool_check(text):

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import host_prereqs as H
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import host_prereqs as H
 
 
 def which_of(*found):

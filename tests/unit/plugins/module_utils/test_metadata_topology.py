@@ -13,7 +13,7 @@ from urllib.error import HTTPError, URLError
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import metadata_topology as mt
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import metadata_topology as mt
 
 BASE = "http://169.254.169.254/computeMetadata/v1"
 TOPO = {"cluster": "c1", "block": "b1", "subBlock": "s1", "host": "h1"}

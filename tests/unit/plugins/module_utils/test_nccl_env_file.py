@@ -5,7 +5,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import check_env, parse_profile
 
 PROFILE = """# comment
 export NCCL_FASTRAK_CTRL_DEV=eth0

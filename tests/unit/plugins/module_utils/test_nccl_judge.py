@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, nccl_judge, nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_judge, nccl_parse
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "nccl")
 INFO = "host:1:1 [0] NCCL INFO Using network %s\n"

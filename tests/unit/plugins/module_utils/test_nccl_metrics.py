@@ -10,7 +10,7 @@ __metaclass__ = type
 import os
 import re
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_metrics, nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_metrics, nccl_report
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_tests_report
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_health_metrics import promtool_check
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nccl_report import pairwise_result

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_pairing
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing
 
 
 class FakeRunner(object):

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "nccl")
 

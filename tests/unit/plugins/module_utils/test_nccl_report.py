@@ -7,7 +7,7 @@ __metaclass__ = type
 import json
 from xml.etree import ElementTree as ET
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_report, nccl_runner, pair_matrix
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_report, nccl_runner, pair_matrix
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nccl_runner import (
     nodes, params, replay)
 

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, nccl_runner
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_runner
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 FIX = os.path.join(ROOT, "tests", "fixtures", "nccl")
@@ -327,7 +328,7 @@ def _gib_run(tmp_path, env):
 
 
 def test_gib_profile_from_the_installed_script_passes_its_checker(tmp_path, monkeypatch):
-    from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import sourced_env
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import sourced_env
     gib = _gib_install(tmp_path, monkeypatch)
     base, rc = sourced_env(_bash, "/bin/bash", os.path.join(gib, "scripts", "set_nccl_env.sh"),
                            {"NCCL_LIB_DIR": os.path.join(gib, "scripts")})

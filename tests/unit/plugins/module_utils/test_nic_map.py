@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_map as M
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_map as M
 
 
 def iface(name, mac, ips=()):

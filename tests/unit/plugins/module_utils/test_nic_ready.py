@@ -4,8 +4,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_ready as R
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nic_sysfs import SysfsReader
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_ready as R
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic.nic_sysfs import SysfsReader
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nic_sysfs import FakeSys
 
 

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_sysfs as S
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_sysfs as S
 
 
 class FakeSys(object):

@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, node_health
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nic_sysfs import FakeSys
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_diagnose_modules import install
 

@@ -8,7 +8,7 @@ __metaclass__ = type
 import json
 from xml.etree import ElementTree as ET
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import pair_matrix as pm
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import pair_matrix as pm
 
 NS = "{http://www.w3.org/2000/svg}"
 BLOCK_A, BLOCK_B = "a" * 32, "b" * 32

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_installer as pi
 
 IMAGE = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev"
 DIGEST = "sha256:" + "b" * 64

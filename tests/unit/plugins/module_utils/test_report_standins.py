@@ -10,7 +10,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_report
 
 RUN = {"kind": "cluster", "collective": "all_gather", "rows": [], "output_tail": "# nccl-tests\n"}
 STANDIN_RUN = dict(RUN, output_tail="STAND-IN all_gather_perf: replay of a recorded run\n")

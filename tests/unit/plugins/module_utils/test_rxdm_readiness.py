@@ -4,7 +4,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness as rr
 
 READY = "Buffer manager initialization complete"
 

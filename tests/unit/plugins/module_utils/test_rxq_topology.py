@@ -12,7 +12,8 @@ import shutil
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families, rxq_topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxq_topology
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "rxdm", "a3-high_ubuntu_gpu_rxq_configuration.textproto")

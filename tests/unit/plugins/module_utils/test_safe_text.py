@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import (findings_report, nccl_report, node_health,
-                                                                    prom_text, safe_text)
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import findings_report, node_health
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text, safe_text
 
 # an ANSI colour, a BEL, a NUL, a byte that is not UTF-8, a forged second line, a line separator
 HOSTILE = b"\x1b[31mred\x07 nul\x00 byte\xff\nFAIL n9 forged\r".decode("utf-8", "surrogateescape") + u"\u2028"
@@ -139,7 +140,7 @@ def test_property_every_report_format_takes_any_finding(subject, cause):
 @settings(max_examples=100, deadline=None)
 @given(_ANY_TEXT, _ANY_TEXT)
 def test_property_the_agents_reason_and_drain_reason_are_one_line(subject, cause):
-    from ansible_collections.gpudirect.gcp.plugins.module_utils import slurm_hook
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.health import slurm_hook
     reason = node_health.one_line([node_health.finding("gpu", subject, "fail", cause)])
     reason.encode("utf-8")
     assert len(reason.splitlines()) == 1

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import node_health, slurm_hook
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health, slurm_hook
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_node_health import Node, config, node_root
 
 

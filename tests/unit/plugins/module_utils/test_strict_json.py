@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_parse, nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse, nccl_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "..", "fixtures", "nccl")

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import sysfs
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import sysfs
 
 
 def test_read_text_strips_the_content(tmp_path):

@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology as t
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology as t
 
 
 @pytest.mark.parametrize("key", ["subblock", "subBlock", "SUBBLOCK", "sub_block"])

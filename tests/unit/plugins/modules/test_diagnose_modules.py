@@ -14,7 +14,7 @@ from xml.etree import ElementTree as ET
 from ansible.module_utils import basic
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_installer as pi
 from ansible_collections.gpudirect.gcp.plugins.modules import (nccl_env_check, nccl_plugin_info, nccl_tests_report,
                                                                rxdm_readiness)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run

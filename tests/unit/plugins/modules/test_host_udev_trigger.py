@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import host_udev
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import host_udev
 from ansible_collections.gpudirect.gcp.plugins.modules import host_udev_trigger
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run as run_module
 

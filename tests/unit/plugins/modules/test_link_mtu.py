@@ -9,7 +9,7 @@ __metaclass__ = type
 import pytest
 from ansible.module_utils import basic
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import link_mtu as logic
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import link_mtu as logic
 from ansible_collections.gpudirect.gcp.plugins.modules import link_mtu
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run as run_module
 

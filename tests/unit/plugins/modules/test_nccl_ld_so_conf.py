@@ -12,7 +12,7 @@ import os
 import pytest
 from ansible.module_utils import basic
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_ldcache
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ldcache
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_ld_so_conf
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run
 

@@ -11,7 +11,7 @@ import fnmatch
 import pytest
 from ansible.module_utils import basic
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import package_hold as logic
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import package_hold as logic
 from ansible_collections.gpudirect.gcp.plugins.modules import package_hold
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run as run_module
 

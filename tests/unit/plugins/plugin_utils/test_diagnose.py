@@ -161,7 +161,7 @@ def test_a_cos_node_is_one_guest_os_finding_and_no_site_repair():
 
 
 def test_an_unusable_install_record_is_the_agents_finding_too():
-    from ansible_collections.gpudirect.gcp.plugins.module_utils import node_health
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
     hosts, ev = cluster(2)
     ev["n1"]["plugin"].update(record=None, record_problem="not JSON (Expecting value: line 1 column 1 (char 0))")
     found = [f for f in diagnose.node_findings(ev, hosts, REPAIRS) if f["component"] == "nccl_plugin"]
@@ -187,7 +187,8 @@ def test_maintenance_due_is_a_warning_whose_repair_starts_it_now():
 
 
 def test_rxdm_findings_are_the_agents_for_the_same_state():
-    from ansible_collections.gpudirect.gcp.plugins.module_utils import node_health, rxdm_readiness
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness
     hosts, ev = cluster(2)
     ev["n1"]["rxdm"].update(ready=False, reason="container receive-datapath-manager is not running",
                             unit_state="failed", restarts=4, log_tail=["", "tcpgpudmarxd: no GPU 3"])

@@ -13,7 +13,7 @@ __metaclass__ = type
 import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils import plugin_installer as pi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_installer as pi
 
 
 def _under(root, path):

@@ -17,7 +17,7 @@ import json
 import os
 import re
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.sysfs import read_text
 
 IFF_UP = 0x1
 # Link-layer types worth reporting: Ethernet (1) and InfiniBand (32).

@@ -18,7 +18,8 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import node_health, safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 
 PHASES = ("prolog", "epilog")
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")

@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 
 
 def escape(value):

@@ -28,7 +28,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology as topo_mod
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology as topo_mod
 
 GOOD = "good"
 BAD = "bad"

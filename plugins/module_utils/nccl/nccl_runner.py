@@ -25,11 +25,11 @@ import threading
 import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_judge
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_pairing
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nccl_parse
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import parse_profile
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_judge
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import parse_profile
 
 OUTPUT_TAIL = 6000
 PLUGIN_CHECK_SUBSYS = "INIT,NET"

@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nic_map import norm_mac
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic.nic_map import norm_mac
 
 # IPv4 header (20) + ICMP header (8): a payload of MTU-28 fills the MTU exactly
 PING_OVERHEAD = 28

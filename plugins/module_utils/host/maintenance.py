@@ -23,11 +23,9 @@ import json
 import re
 import time
 
-try:
-    from urllib.request import ProxyHandler, Request, build_opener
-    from urllib.error import HTTPError, URLError
-except ImportError:  # pragma: no cover - Python 2
-    from urllib2 import ProxyHandler, Request, build_opener, HTTPError, URLError
+# urllib, not ansible.module_utils.urls: the node health agent runs this without ansible-core
+from urllib.error import HTTPError, URLError
+from urllib.request import ProxyHandler, Request, build_opener
 
 DEFAULT_URL = "http://metadata.google.internal/computeMetadata/v1"
 EVENT = "maintenance-event"

@@ -20,7 +20,7 @@ import shutil
 import tempfile
 import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import container_engine as ce
 
 
 def read_container_file(run, engine, name, path):

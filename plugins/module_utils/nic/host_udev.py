@@ -14,7 +14,7 @@ __metaclass__ = type
 import os
 import re
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.sysfs import read_text
 
 SYSFS_BUS = "/sys/bus"
 ACTIONS = ("add", "change")

@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import prom_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text
 
 # name -> (type, help); the order is the file's order
 FAMILIES = (

@@ -15,8 +15,10 @@ import json
 import math
 from xml.etree import ElementTree as ET
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import findings_report, pair_matrix, safe_text
-from ansible_collections.gpudirect.gcp.plugins.module_utils.findings_report import esc
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import findings_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import pair_matrix
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health.findings_report import esc
 
 SCHEMA = "gpudirect.gcp/nccl-report/v1"
 

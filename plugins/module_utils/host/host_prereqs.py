@@ -20,9 +20,9 @@ import glob
 import os
 import socket
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as engines
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import container_engine as engines
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.sysfs import read_text
 
 DRIVER_VERSION_FILE = "/sys/module/nvidia/version"
 DMABUF_HELPER = "/dev/dmabuf_import_helper"

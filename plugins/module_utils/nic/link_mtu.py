@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text_strict
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.sysfs import read_text_strict
 
 SYSFS_NET = "/sys/class/net"
 IFF_UP = 0x1

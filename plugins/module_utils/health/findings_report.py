@@ -15,7 +15,7 @@ __metaclass__ = type
 import json
 from xml.etree import ElementTree as ET
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 
 try:
     from html import escape as _html_escape

@@ -27,8 +27,8 @@ __metaclass__ = type
 import math
 import re
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
-from ansible_collections.gpudirect.gcp.plugins.module_utils.findings_report import esc
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health.findings_report import esc
 
 GRID_MAX_PX = 576
 CELL_MAX_PX = 18

@@ -9,9 +9,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import prom_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text
 # a NaN or inf busbw is left out: it would read as a measurement
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_parse import finite_float
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_parse import finite_float
 
 PASS = "pass"
 FAMILIES = (

@@ -16,7 +16,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.sysfs import read_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.sysfs import read_text
 
 NVIDIA_VENDOR = "0x10de"
 DISPLAY_CLASS = "0x03"

@@ -25,14 +25,16 @@ __metaclass__ = type
 import os
 import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import container_engine as ce
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health as gpu_health
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex, nvidia_smi, rdma
-from ansible_collections.gpudirect.gcp.plugins.module_utils import nic_ready, nic_sysfs, plugin_state
-from ansible_collections.gpudirect.gcp.plugins.module_utils import rxdm_readiness as rr
-from ansible_collections.gpudirect.gcp.plugins.module_utils import maintenance, safe_text
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_env_file import check_env, parse_profile
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_ready, nic_sysfs
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_state
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness as rr
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import maintenance
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import check_env, parse_profile
 
 COMPONENTS = ("gpu", "rdma", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile", "host")
 

@@ -17,8 +17,8 @@ import hashlib
 import json
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import container_engine as ce
-from ansible_collections.gpudirect.gcp.plugins.module_utils.files import write_atomic
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import container_engine as ce
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import write_atomic
 
 RECORD_KEYS = ("image", "tag", "digest")
 # The record's name in the plugin's install directory (nccl_plugin_record_file's default)

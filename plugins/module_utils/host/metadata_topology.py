@@ -22,7 +22,7 @@ from urllib.error import HTTPError, URLError
 from ansible.module_utils.urls import ConnectionError as UrlsConnectionError
 from ansible.module_utils.urls import open_url
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils import topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 
 DEFAULT_URL = "http://metadata.google.internal/computeMetadata/v1"
 JSON_ATTRIBUTE = "physical_host_topology"
