@@ -359,17 +359,19 @@ def to_html(report):
                  nccl_line]
     if report.get("bad_nodes"):
         parts.append("<p class=\"bad\">Bad nodes: %s</p>" % esc(", ".join(report["bad_nodes"])))
-    parts.append("<h2>Collectives</h2><table><tr><th>collective</th><th>status</th><th>busbw (GB/s)</th>"
-                 "<th>at size</th><th>baseline</th><th>required</th><th>peak</th><th>why</th></tr>")
-    for v in report.get("collectives") or []:
-        parts.append("<tr><td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-                     "<td>%s</td><td>%s</td></tr>"
-                     % (esc(v.get("collective")), esc(v.get("status")), esc(v.get("status")),
-                        esc(v.get("measured_busbw_gbps")),
-                        esc(_size_label(v["measured_at_bytes"]) if v.get("measured_at_bytes") else ""),
-                        esc(v.get("baseline_gbps")), esc(v.get("required_gbps")), esc(v.get("peak_busbw_gbps")),
-                        esc("; ".join(v.get("reasons") or []))))
-    parts.append("</table>")
+    # a section with nothing in it is left out (a diagnosis whose NCCL tests did not run has no collectives)
+    if report.get("collectives"):
+        parts.append("<h2>Collectives</h2><table><tr><th>collective</th><th>status</th><th>busbw (GB/s)</th>"
+                     "<th>at size</th><th>baseline</th><th>required</th><th>peak</th><th>why</th></tr>")
+        for v in report.get("collectives") or []:
+            parts.append("<tr><td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+                         "<td>%s</td><td>%s</td></tr>"
+                         % (esc(v.get("collective")), esc(v.get("status")), esc(v.get("status")),
+                            esc(v.get("measured_busbw_gbps")),
+                            esc(_size_label(v["measured_at_bytes"]) if v.get("measured_at_bytes") else ""),
+                            esc(v.get("baseline_gbps")), esc(v.get("required_gbps")), esc(v.get("peak_busbw_gbps")),
+                            esc("; ".join(v.get("reasons") or []))))
+        parts.append("</table>")
     # one chart per collective: the cluster run, or every pair of the first round
     by_coll = {}
     for run in report.get("runs") or []:

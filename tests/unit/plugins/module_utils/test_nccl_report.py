@@ -134,3 +134,13 @@ def test_html_escapes_hostile_node_names_in_the_matrix():
     assert "Pair busbw matrix" in html
     assert hostile not in html and "<b>" not in html and "<why>" not in html
     assert "&lt;img src=x onerror=alert(1)&gt; + n1" in html
+
+
+def test_a_diagnosis_without_nccl_tests_leaves_out_the_empty_sections():
+    findings = [{"host": "n1", "component": "nic", "subject": "eth2", "severity": "fail", "cause": "mtu 1460",
+                 "repair": None}]
+    html = nccl_report.to_html(nccl_report.build_report({"family": "a3-mega", "nodes": []}, "r", findings=findings,
+                                                        hosts=["n0", "n1"], diagnosis={"verdict": "fail"}))
+    assert "<h2>NCCL tests: not run</h2>" in html
+    assert "<h2>Collectives</h2>" not in html and "<h2>Nodes</h2>" not in html and "<svg" not in html
+    assert "1 failing, 0 warning, on 1 node(s); 1 node(s) clean." in html
