@@ -287,7 +287,7 @@ def _gpu_standin(root, prof, node):
                                                   digest[20:32])}
     # where the driver's packages put nvidia-smi; dmesg replaced, since a container's own would read the
     # machine's kernel log, not the node's
-    for rel in ("usr/local/sbin/gpudirect-standin-gpu", "usr/bin/nvidia-smi", "usr/bin/dmesg") + \
+    for rel in ("usr/local/sbin/gpudirect-standin-gpu", "usr/bin/nvidia-smi", "usr/bin/dmesg", "usr/bin/dcgmi") + \
             (("usr/bin/ibv_devinfo",) if rdma else ()):
         _install_standin(root, rel)
     units = os.path.join(root, "etc", "systemd", "system")

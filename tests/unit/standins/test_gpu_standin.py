@@ -178,3 +178,21 @@ def test_rdma_faults_show_where_the_checks_read_and_a_reboot_clears_them(rdma_st
                                             interval_s=0.05)) == []
     with pytest.raises(mod.Refused, match="no RDMA device '9': the node has devices 0-1"):
         mod.fault(mod.load(), "rdma-errors", ["9"])
+
+
+def test_dcgmi_fails_the_memory_test_where_the_gpu_has_a_memory_fault(standin, capsys):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import dcgm
+    assert standin.dcgmi(["diag", "-r", "1", "-j"]) == 0
+    clean = dcgm.parse(capsys.readouterr().out)
+    assert [r["status"] for r in clean["results"]] == ["pass"] * 9
+    standin.fault(standin.load(), "gpu-remap-pending", ["1"])
+    standin.fault(standin.load(), "gpu-remap-failure", ["2"])
+    standin.fault(standin.load(), "gpu-xid", ["7", "79"])
+    assert standin.dcgmi(["diag", "-r", "1", "-j"]) == 226
+    found = dcgm.judge({"level": 1, "error": None, "report": dcgm.parse(capsys.readouterr().out)},
+                       {"1": "GPU 1 (0000:05:00)", "2": "GPU 2 (0000:0a:00)"})
+    # GPU 7 fell off the bus: DCGM does not see it (the GPU checks name it)
+    assert [(f["subject"], f["rung"]) for f in found] == [("GPU 1 (0000:05:00)", "reset_gpu"),
+                                                          ("GPU 2 (0000:0a:00)", "report_host")]
+    with pytest.raises(standin.Refused, match="Invalid run level 9"):
+        standin.dcgmi(["diag", "-r", "9", "-j"])

@@ -3,7 +3,7 @@ fabric manager and IMEX, all driven by one per-node state file, and the fault
 tool that seeds faults into it.
 
 Installed as /usr/bin/nvidia-smi, /usr/bin/dmesg, /usr/bin/nvidia-imex,
-/usr/bin/nvidia-imex-ctl, /usr/bin/ibv_devinfo (RDMA families) and
+/usr/bin/nvidia-imex-ctl, /usr/bin/dcgmi, /usr/bin/ibv_devinfo (RDMA families) and
 /usr/local/sbin/gpudirect-standin-gpu; the name it is called by picks the part.
 
   nvidia-smi -q -x             the real XML schema (nvsmi_device_v13) for the GPUs the driver sees
@@ -16,6 +16,8 @@ Installed as /usr/bin/nvidia-smi, /usr/bin/dmesg, /usr/bin/nvidia-imex,
   nvidia-imex                  IMEX's daemon: refuses a node list that is empty, holds a non-address or
                                lacks this node; listens on SERVER_PORT and connects to every peer over TCP
   nvidia-imex-ctl -q           READY when every peer of the list is connected, else DEGRADED/UNAVAILABLE
+  dcgmi diag -r LEVEL -j       DCGM's diagnostic JSON for the GPUs the driver sees: the memory test fails
+                               on a GPU with an uncorrectable ECC error, a pending remap or spent spare rows
   ibv_devinfo -d DEV -i PORT   the port's state, and its active MTU as RoCE derives it from its netdev's MTU
                                (the RDMA ports themselves are files in the stand-in sysfs tree)
 
@@ -405,6 +407,39 @@ def _esc(text):
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+# DCGM's error severities (dcgm_errors.h) the stand-in's failed memory test carries
+DCGM_ISOLATE, DCGM_RESET = 2, 6
+
+
+def dcgmi(argv):
+    """diag -r LEVEL -j: the JSON DCGM 3.x prints, from the stand-in GPUs' state."""
+    if argv[:1] != ["diag"] or "-j" not in argv or "-r" not in argv:
+        raise Refused("the stand-in knows diag -r LEVEL -j, not %s" % " ".join(argv))
+    level = argv[argv.index("-r") + 1]
+    if level not in ("1", "2", "3", "4"):
+        raise Refused("Error: Invalid run level %s (STAND-IN)" % level)
+    state = load()
+    memory = []
+    for gpu in (g for g in state["gpus"] if g["present"]):
+        result = {"gpu_id": str(gpu["index"]), "status": "Pass"}
+        if gpu["remap_failure"]:
+            result.update(status="Fail", warnings=[{"error_category": 2, "error_id": 83, "error_severity": DCGM_ISOLATE,
+                                                    "warning": "GPU %d had a row remapping failure (STAND-IN)"
+                                                               % gpu["index"]}])
+        elif gpu["ecc"] or gpu["remap_pending"]:
+            result.update(status="Fail", warnings=[{"error_category": 2, "error_id": 95, "error_severity": DCGM_RESET,
+                                                    "warning": "GPU %d has %s (STAND-IN)" % (
+                                                        gpu["index"], "a pending row remap" if gpu["remap_pending"]
+                                                        else "%d uncorrectable ECC error(s)" % gpu["ecc"])}])
+        memory.append(result)
+    doc = {"version": "3.3.9 (STAND-IN)", "Driver Version Detected": DRIVER,
+           "DCGM Diagnostic": {"test_categories": [
+               {"category": "Deployment", "tests": [{"name": "Denylist", "results": [{"status": "Pass"}]}]},
+               {"category": "Hardware", "tests": [{"name": "GPU Memory", "results": memory}]}]}}
+    print(json.dumps(doc, indent=1))
+    return 226 if any(r["status"] == "Fail" for r in memory) else 0
+
+
 def smi_xml(state):
     cfg = state["config"]
     gpus = [g for g in state["gpus"] if g["present"]]
@@ -513,6 +548,8 @@ def main(argv):
             return imex_ctl(argv[1:])
         elif name == "ibv_devinfo":
             ibv_devinfo(argv[1:])
+        elif name == "dcgmi":
+            return dcgmi(argv[1:])
         elif argv[1:2] == ["rdma-tick"] and len(argv) == 3:
             rdma_tick(load()["config"], argv[2])
         elif name == "dmesg":
