@@ -17,6 +17,8 @@ import subprocess
 import sys
 
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_health_metrics import promtool_check
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nic_sysfs import FakeSys
@@ -299,3 +301,24 @@ def test_hostile_text_in_the_config_reaches_no_output_raw(tmp_path):
     assert promtool_check(text)[0] == 0 and "\x1b" not in text
     for output in (lines[0], text):
         assert "planted-secret" not in output
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+                     max_leaves=8)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(
+    _JSON,
+    st.fixed_dictionaries({"family": st.sampled_from(["a3-mega", "a4x", "nope"]),
+                           "nics": st.lists(st.dictionaries(st.sampled_from(["nic", "name", "mac", "mtu", "ip"]),
+                                                            _JSON, max_size=5), max_size=2),
+                           "rxdm": _JSON, "plugin": _JSON, "profile": _JSON, "gpu": _JSON,
+                           # only this machine: a closed loopback port, never the real metadata server's name
+                           "maintenance": st.none() | st.just({"metadata_url": "http://127.0.0.1:9/v1"})})))
+def test_property_any_config_gives_one_line_and_a_defined_status(tmp_path, cfg):
+    """Whatever the config holds, the agent prints one line (no traceback) and exits 0, 1 or 2."""
+    rc, lines, err = agent(tmp_path, json.dumps(cfg), "--timeout", "5")
+    assert rc in (0, 1, 2), (rc, lines, err)
+    assert len(lines) == 1 and "Traceback" not in err, (lines, err)
