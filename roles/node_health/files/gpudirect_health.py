@@ -79,6 +79,9 @@ def parse_args(argv):
                        help="seconds RxDM may take to become ready after the prolog starts it")
     slurm.add_argument("--drain-reason", action="store_true",
                        help="on a failure, also set the line as the node's drain reason (scontrol)")
+    slurm.add_argument("--drain-before-maintenance", action="store_true",
+                       help="host maintenance due within the warning time fails the hook, so Slurm drains the "
+                            "node before the maintenance stops it")
     return parser.parse_args(argv)
 
 
@@ -127,6 +130,12 @@ def main(argv=None):
                                          args.rxdm_per_job, args.rxdm_wait, root=args.root)
         else:
             result = node_health.check(config, run, which, root=args.root)
+        if args.slurm and args.drain_before_maintenance:
+            # the warning that maintenance is due becomes the hook's failure: drain now, not when it stops the VM
+            for item in result["findings"]:
+                if (item["component"], item["subject"], item["severity"]) == ("host", "maintenance", "warn") and \
+                        not item["cause"].startswith("could not run"):
+                    item["severity"] = "fail"
     except TimeLimit:
         timed_out = True
         result = {"family": config["family"], "nics": None, "rxdm": None, "plugin": None, "profile": None,

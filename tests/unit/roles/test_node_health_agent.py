@@ -15,11 +15,14 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ansible_collections.gpudirect.gcp.tests.unit.emulator.test_guest_services_topology import (  # noqa: F401 pylint: disable=unused-import
+    NODE, metadata)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_health_metrics import promtool_check
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nic_sysfs import FakeSys
 
@@ -322,3 +325,27 @@ def test_property_any_config_gives_one_line_and_a_defined_status(tmp_path, cfg):
     rc, lines, err = agent(tmp_path, json.dumps(cfg), "--timeout", "5")
     assert rc in (0, 1, 2), (rc, lines, err)
     assert len(lines) == 1 and "Traceback" not in err, (lines, err)
+
+
+def test_a_prolog_drains_before_maintenance_only_when_asked(tmp_path, metadata):
+    """Maintenance due within the warning time: a warning and the job runs; with --drain-before-maintenance the
+    prolog fails and the drain reason names the maintenance."""
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    metadata.place({NODE: {"upcoming-maintenance": {"maintenance_status": "PENDING", "type": "SCHEDULED",
+                                                    "window_start_time": start, "can_reschedule": True}}})
+    cfg = dict(config_for_slurm(), rxdm=None, maintenance={"metadata_url": metadata.url, "warn_within_h": 24})
+    config_file = tmp_path / "health.json"
+    config_file.write_text(json.dumps(cfg))
+    env = dict(os.environ, PATH=slurm_bin(tmp_path, 0) + ":/usr/bin:/bin", SLURM_JOB_NODELIST="n1",
+               SLURMD_NODENAME="n1")
+    env.pop("PYTHONPATH", None)
+    base = [NODE_PYTHON, AGENT, "--config", str(config_file), "--lib", lib_dir(tmp_path), "--root", str(tmp_path),
+            "--slurm", "prolog", "--drain-reason"]
+    for extra, rc in (([], 0), (["--drain-before-maintenance"], 1)):
+        proc = subprocess.run(base + extra, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=60, check=False)
+        assert proc.returncode == rc, (proc.stdout, proc.stderr)
+        assert "host maintenance: scheduled host maintenance in " in proc.stdout
+    reason = (tmp_path / "scontrol.args").read_text()
+    assert reason.startswith("update nodename=n1 state=drain reason=gpudirect: fail host maintenance: scheduled")
