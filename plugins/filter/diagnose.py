@@ -9,7 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import diagnose, findings
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import diagnose, diagnose_evidence, findings
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
 
 
@@ -30,8 +30,9 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
         raise AnsibleFilterError("diagnose_node_findings: expects {host: diagnose_evidence}, got %s"
                                  % type(evidence).__name__)
     hosts = _hosts(hosts, "diagnose_node_findings")
-    zones = dict((h, (evidence.get(h) or {}).get("zone")) for h in hosts)
     try:
+        evidence = dict((h, diagnose_evidence.shape(ev)) for h, ev in evidence.items())
+        zones = dict((h, (evidence.get(h) or {}).get("zone")) for h in hosts)
         out = diagnose.node_findings(evidence, hosts, _repairs(zones, playbook, repair_args), pinned=pinned or {},
                                      max_restarts=int(max_restarts))
     except (TypeError, ValueError, KeyError, AttributeError) as exc:

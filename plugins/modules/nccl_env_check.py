@@ -97,6 +97,10 @@ present:
   description: Whether O(path) could be read (only with O(path)).
   returned: when O(path) is given
   type: bool
+read_error:
+  description: Why O(path) could not be read.
+  returned: when O(path) is given and could not be read
+  type: str
 env:
   description: The variables O(path) holds (only with O(path)).
   returned: when O(path) is given and the file could be read
@@ -133,7 +137,8 @@ def main():
                 p["env"] = parse_profile(fh.read())[0]
         except (IOError, OSError) as exc:
             gm.fail("cannot read the NCCL env file %s: %s" % (p["path"], exc.strerror or exc),
-                    problems=["%s: %s" % (p["path"], exc.strerror or exc)], present=False)
+                    problems=["%s: %s" % (p["path"], exc.strerror or exc)], present=False,
+                    read_error=exc.strerror or str(exc))
         extra = dict(env=p["env"], present=True)
     try:
         interfaces = sorted(os.listdir(p["sysfs_net"]))

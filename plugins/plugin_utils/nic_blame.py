@@ -21,19 +21,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_ready
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import finding
 
-PING_PREFIX = "ping "
-
-
-def _label(nic):
-    return nic.get("iface") or nic.get("name") or nic.get("nic") or "?"
-
-
-def _local(nic):
-    if "local_problems" in nic:
-        return list(nic["local_problems"])
-    return [p for p in nic.get("problems") or [] if not p.startswith(PING_PREFIX)]
+_label = nic_ready.subject
 
 
 def localise(nics_by_host, repairs):
@@ -46,10 +37,10 @@ def localise(nics_by_host, repairs):
             end = (host, _label(nic))
             if nic.get("expected_ip"):
                 by_addr[nic["expected_ip"]] = end
-            problems = _local(nic)
-            if problems:
+            own = nic_ready.own_finding(nic)
+            if own:
                 bad.add(end)
-                out.append(finding(host, "nic", end[1], "fail", "; ".join(problems), repairs.role(host, "nic")))
+                out.append(finding(host, "nic", own[0], "fail", own[1], repairs.role(host, "nic")))
     paths = {}
     for host in sorted(nics_by_host):
         for nic in nics_by_host[host] or []:

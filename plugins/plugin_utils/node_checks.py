@@ -19,12 +19,11 @@ import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import host_prereqs
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_state
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_file, plugin_state
 from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid import rung_order
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import REPAIR_TAGS, finding
 
-_VAR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\b")
 _NAMES_IFACE = re.compile(r"names interface (\S+?),")
 _NIC_GONE = ("no such interface", "no interface with MAC")
 
@@ -94,21 +93,20 @@ def profile(host, ev, repairs, earlier):
     path = state.get("path") or "NCCL env file"
     fix = repairs.role(host, "nccl_profile")
     if not state.get("present"):
-        return [finding(host, "nccl_profile", path, "fail",
-                        "missing%s" % ((": %s" % state["error"]) if state.get("error") else ""), fix)]
+        return [finding(host, "nccl_profile", subject, "fail", cause, fix) for subject, cause in
+                nccl_env_file.findings(path, [], unreadable=state.get("error") or "missing")]
     gone = set(f["subject"] for f in earlier if f["component"] == "nic" and f["cause"].startswith(_NIC_GONE))
     plugin_paths = [f["subject"] for f in earlier if f["component"] == "nccl_plugin"]
     fam = families.FAMILIES.get(ev.get("family")) or {}
     plugin_dir = (fam.get("plugin") or {}).get("lib_dir")
     out = []
     named = set()
-    for problem in state.get("problems") or []:
-        match = _VAR.match(problem)
-        var = match.group(1) if match else path
+    problems = state.get("problems") or []
+    for problem, (var, cause) in zip(problems, nccl_env_file.findings(path, problems)):
         named.add(var)
         if _explained(problem, gone, plugin_paths, plugin_dir):
             continue
-        out.append(finding(host, "nccl_profile", var, "fail", "%s: %s" % (path, problem), fix))
+        out.append(finding(host, "nccl_profile", var, "fail", cause, fix))
     expected = state.get("expected")
     if expected is None:
         if state.get("expected_error") and not earlier:

@@ -34,7 +34,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_s
 from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness as rr
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import maintenance
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import check_env, parse_profile
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_file
 
 COMPONENTS = ("gpu", "rdma", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile", "host")
 
@@ -80,8 +80,7 @@ def check_nics(config, run, which, root):
     except (ValueError, OSError) as exc:
         return None, [finding("nic", "interfaces", "warn", "cannot read the interfaces: %s" % exc)]
     results = [nic_ready.check_nic(item, interfaces) for item in config["nics"]]
-    found = [finding("nic", res["iface"] or res["name"], "fail", "; ".join(res["problems"]))
-             for res in results if res["problems"]]
+    found = [finding("nic", item[0], "fail", item[1]) for item in map(nic_ready.own_finding, results) if item]
     return results, found
 
 
@@ -129,20 +128,22 @@ def check_profile(part, root):
     path = part["path"]
     try:
         with open(os.path.join(root, path.lstrip("/"))) as fh:
-            env = parse_profile(fh.read())[0]
+            env = nccl_env_file.parse_profile(fh.read())[0]
     except (IOError, OSError) as exc:
         return ({"path": path, "present": False, "consistent": False},
-                [finding("nccl_profile", path, "fail", "cannot read: %s" % (exc.strerror or exc))])
+                [finding("nccl_profile", subject, "fail", cause) for subject, cause in
+                 nccl_env_file.findings(path, [], unreadable=exc.strerror or str(exc))])
     try:
         interfaces = sorted(os.listdir(os.path.join(root, "sys/class/net")))
     except OSError as exc:
         return ({"path": path, "present": True, "consistent": None},
                 [finding("nccl_profile", path, "warn", "cannot list the interfaces: %s" % exc)])
-    problems = check_env(env, part.get("iface_vars") or [], part.get("binding_vars") or [], interfaces,
+    problems = nccl_env_file.check_env(env, part.get("iface_vars") or [], part.get("binding_vars") or [], interfaces,
                          part.get("plugin_lib_dir"), part.get("plugin_library"),
                          path_exists=lambda p: os.path.exists(os.path.join(root, p.lstrip("/"))))
     return ({"path": path, "present": True, "consistent": not problems},
-            [finding("nccl_profile", path, "fail", problem) for problem in problems])
+            [finding("nccl_profile", subject, "fail", cause) for subject, cause in
+             nccl_env_file.findings(path, problems)])
 
 
 def check_maintenance(part, clock=time.time, get=None):

@@ -58,6 +58,24 @@ def _binding_ifaces(value):
     return [part.split(":", 1)[0].strip() for part in value.split(";") if part.strip()]
 
 
+_PROBLEM_VAR = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\b")
+
+
+def findings(path, problems, unreadable=None):
+    """The env file's findings as (subject, cause): the rule the node health agent and diagnose share.
+
+    unreadable: why the file could not be read, which is then the only finding (subject: the file);
+    else one per problem of check_env, named by the variable at fault.
+    """
+    if unreadable is not None:
+        return [(path, "cannot read: %s" % unreadable)]
+    out = []
+    for problem in problems:
+        match = _PROBLEM_VAR.match(problem)
+        out.append((match.group(1) if match else path, "%s: %s" % (path, problem)))
+    return out
+
+
 def is_file_var(key):
     """Variables that name a file NCCL or the plugin must open (a missing tuner config aborts TCPXO jobs)."""
     return key.endswith("_CONFIG_PATH") or key.endswith("_CONFIG_FILE")

@@ -93,6 +93,26 @@ def local_send_error(text):
     return None
 
 
+def subject(result):
+    """What a NIC's finding is about: its interface, else the name it was expected under."""
+    return result.get("iface") or result.get("name") or result.get("nic") or "?"
+
+
+def own_problems(result):
+    """A NIC's problems that its own state shows, without failed pings to its peers (a failed path is judged
+    across nodes: it may be the other end's)."""
+    if "local_problems" in result:
+        return list(result["local_problems"])
+    return [p for p in result.get("problems") or [] if not p.startswith("ping -M do ")]
+
+
+def own_finding(result):
+    """(subject, cause) of a NIC whose own state is wrong, else None: the rule the node health agent and
+    diagnose share."""
+    problems = own_problems(result)
+    return (subject(result), "; ".join(problems)) if problems else None
+
+
 def check_peers(result, peers, run, ping, sleep=None, tries=SEND_TRIES):
     """Ping each peer at the NIC's MTU; ``run(argv)`` returns (rc, out, err).
 

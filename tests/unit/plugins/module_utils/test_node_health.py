@@ -101,7 +101,8 @@ def test_each_fault_is_a_failing_finding_naming_its_subject(tmp_path):
     assert ("nic", "eth1", "fail") in got
     assert ("rxdm", "receive-datapath-manager", "fail") in got
     assert ("nccl_plugin", plugin["lib_dir"] + "/libnccl-net.so", "fail") in got
-    assert ("nccl_profile", "/etc/nccl/nccl.env", "fail") in got
+    # the variable at fault, as diagnose names it (nccl_env_file.findings, the rule both share)
+    assert ("nccl_profile", "NCCL_SOCKET_IFNAME", "fail") in got
     nic = [f for f in result["findings"] if f["component"] == "nic"]
     assert nic[0]["cause"] == "mtu 1460, expected 8244" and len(nic) == 1
     assert not result["rxdm"]["ready"] and not result["plugin"]["intact"] and not result["profile"]["consistent"]

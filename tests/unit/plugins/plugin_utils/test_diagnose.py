@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import os
 
 import ansible.template
 import pytest
@@ -419,3 +420,56 @@ def test_only_hosts_whose_repair_is_googles_host_repair_are_reported_once_each()
     assert FILTERS["diagnose_faulty_hosts"]([]) == []
     with pytest.raises(AnsibleFilterError, match="diagnose_faulty_hosts: expects a list"):
         FILTERS["diagnose_faulty_hosts"]("n2")
+
+
+def _agent_profile(tmp_path, text, ifaces=("eth1", "eth2")):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
+    for name in ifaces:
+        (tmp_path / "sys/class/net" / name).mkdir(parents=True)
+    (tmp_path / FAM["plugin"]["lib_dir"].lstrip("/")).mkdir(parents=True)
+    (tmp_path / FAM["plugin"]["lib_dir"].lstrip("/") / "libnccl-net.so").write_text("")
+    if text is not None:
+        (tmp_path / "etc/nccl").mkdir(parents=True)
+        (tmp_path / "etc/nccl/nccl.env").write_text(text)
+    part = {"path": "/etc/nccl/nccl.env", "iface_vars": sorted(FAM["nccl_env_ifaces"]),
+            "binding_vars": sorted(FAM["nccl_env_bindings"]), "plugin_lib_dir": LIB,
+            "plugin_library": "libnccl-net.so"}
+    return node_health.check_profile(part, str(tmp_path))
+
+
+@pytest.mark.parametrize("text", [None, "export LD_LIBRARY_PATH=%s\n%s=eth1,eth9\n" % (LIB, IFACE_VAR),
+                                  "LD_LIBRARY_PATH=/usr/lib\n"])
+def test_profile_findings_are_the_agents_for_the_same_file(tmp_path, text):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_file
+    state, agent = _agent_profile(tmp_path, text)
+    hosts, ev = cluster(2)
+    if text is None:
+        ev["n1"]["profile"].update(present=False, error="No such file or directory", problems=[], env={})
+    else:
+        env = nccl_env_file.parse_profile(text)[0]
+        problems = nccl_env_file.check_env(env, sorted(FAM["nccl_env_ifaces"]), sorted(FAM["nccl_env_bindings"]),
+                                           ["eth1", "eth2"], LIB, "libnccl-net.so",
+                                           path_exists=lambda p: os.path.exists(str(tmp_path) + p))
+        ev["n1"]["profile"].update(problems=problems, env=env, expected=env)
+    found = [(f["component"], f["subject"], f["severity"], f["cause"])
+             for f in diagnose.node_findings(ev, hosts, REPAIRS) if f["host"] == "n1"]
+    assert found == [(f["component"], f["subject"], f["severity"], f["cause"]) for f in agent] and found
+    assert state["consistent"] is False
+
+
+def test_nic_findings_are_the_agents_for_the_same_interfaces():
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_ready
+    interfaces = {"eth1": {"mtu": 1460, "admin_up": True, "operstate": "up", "ipv4": ["10.1.0.1"]},
+                  "eth2": {"mtu": 8244, "admin_up": False, "operstate": "down", "ipv4": []}}
+    expected = [{"nic": "gpu0", "name": "eth1", "mtu": 8244, "ip": "10.1.0.1"},
+                {"nic": "gpu1", "name": "eth2", "mtu": 8244, "ip": "10.2.0.1"},
+                {"nic": "gpu2", "mac": "42:01:0a:03:00:01", "mtu": 8244}]
+    results = [nic_ready.check_nic(item, interfaces) for item in expected]
+    agent = [("nic",) + item for item in map(nic_ready.own_finding, results) if item]
+    hosts, ev = cluster(2)
+    ev["n1"]["nic"]["nics"] = [dict(r, local_problems=list(r["problems"])) for r in results]
+    found = [(f["component"], f["subject"], f["cause"]) for f in diagnose.node_findings(ev, hosts, REPAIRS)
+             if f["host"] == "n1" and f["component"] == "nic"]
+    assert found == agent and len(found) == 3
+    # a NIC no interface matched is named as the inventory names it
+    assert found[2] == ("nic", "gpu2", "no interface with MAC 42:01:0a:03:00:01")
