@@ -138,9 +138,9 @@ def check_profile(part, root):
     except OSError as exc:
         return ({"path": path, "present": True, "consistent": None},
                 [finding("nccl_profile", path, "warn", "cannot list the interfaces: %s" % exc)])
-    problems = nccl_env_file.check_env(env, part.get("iface_vars") or [], part.get("binding_vars") or [], interfaces,
-                         part.get("plugin_lib_dir"), part.get("plugin_library"),
-                         path_exists=lambda p: os.path.exists(os.path.join(root, p.lstrip("/"))))
+    problems = nccl_env_file.check_env(
+        env, part.get("iface_vars") or [], part.get("binding_vars") or [], interfaces, part.get("plugin_lib_dir"),
+        part.get("plugin_library"), path_exists=lambda p: os.path.exists(os.path.join(root, p.lstrip("/"))))
     return ({"path": path, "present": True, "consistent": not problems},
             [finding("nccl_profile", subject, "fail", cause) for subject, cause in
              nccl_env_file.findings(path, problems)])
