@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Findings of one node's components, from the evidence the diagnose role collected there.
 
-Each function takes one host's evidence (see roles/diagnose/tasks/evidence.yml
-for its shape) and returns findings. A symptom another finding already
+Each function takes one host's evidence (diagnose_evidence.shape gives its
+shape) and returns findings. A symptom another finding already
 explains is left out here: a profile that names an interface of a missing
 NIC, LD_LIBRARY_PATH without the plugin library that the plugin finding
 names, drift in interface variables when a NIC is gone.
