@@ -15,6 +15,8 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.nic.nic_map import n
 
 # IPv4 header (20) + ICMP header (8): a payload of MTU-28 fills the MTU exactly
 PING_OVERHEAD = 28
+# how a failed ping to a peer starts: a path's fault, judged across nodes, not the NIC's own
+FAILED_PING = "ping -M do "
 NO_RDMA = "no RDMA devices on this node"
 
 
@@ -103,7 +105,7 @@ def own_problems(result):
     across nodes: it may be the other end's)."""
     if "local_problems" in result:
         return list(result["local_problems"])
-    return [p for p in result.get("problems") or [] if not p.startswith("ping -M do ")]
+    return [p for p in result.get("problems") or [] if not p.startswith(FAILED_PING)]
 
 
 def own_finding(result):
@@ -141,7 +143,7 @@ def check_peers(result, peers, run, ping, sleep=None, tries=SEND_TRIES):
                                   "queue or neighbour table is full" % (peer, attempt + 1, local))
             result["problems"].append(local_problems[-1])
         elif not ok:
-            result["problems"].append("ping -M do -s %d to %s failed%s" % (
+            result["problems"].append(FAILED_PING + "-s %d to %s failed%s" % (
                 int(mtu) - PING_OVERHEAD, peer, (" (%s)" % why[-1]) if why else ""))
         result["peers"].append(entry)
     return local_problems
