@@ -165,11 +165,9 @@ verdict:
   type: str
 """
 
-import time
-
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health, imex, rdma
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
 
 
 def main():
@@ -182,29 +180,10 @@ def main():
         dcgm_level=dict(type="int", default=1, choices=[0, 1, 2, 3, 4]),
         dcgm_timeout_s=dict(type="int", default=300),
     ))
-    fam = families.FAMILIES.get(gm.params["family"])
-    if fam is None:
+    if gm.params["family"] not in families.FAMILIES:
         gm.fail("family: unknown family %r (known: %s)" % (gm.params["family"], ", ".join(families.family_names())))
-
-    def run(argv):
-        return gm.run(argv)
-
-    result = health.check(health.expected_for(fam["gpu"]), run, gm.which, sys_dir=gm.params["sys_dir"],
-                          dcgm_level=gm.params["dcgm_level"], dcgm_timeout_s=gm.params["dcgm_timeout_s"])
-    if fam.get("imex"):
-        deadline = time.time() + max(0, gm.params["imex_wait_s"])
-        while True:
-            found = imex.judge(fam["imex"], gm.params["imex_nodes"], imex.gather(run, gm.which, fam["imex"]))
-            if time.time() >= deadline or not any(f["severity"] == "fail" for f in found):
-                break
-            time.sleep(2)
-        result["findings"] += found
-    result["rdma_ports"], found = rdma.check(fam, run, gm.which, sys_dir=gm.params["sys_dir"],
-                                             interval_s=max(0.0, gm.params["rdma_interval_s"]))
-    result["findings"] += found
-    severities = set(f["severity"] for f in result["findings"])
-    verdict = "fail" if "fail" in severities else ("warn" if "warn" in severities else "pass")
-    gm.exit(changed=False, verdict=verdict, **result)
+    result = node_health.gpu_state(gm.params["family"], gm.params, gm.run, gm.which)
+    gm.exit(changed=False, verdict=node_health.verdict(result["findings"]), **result)
 
 
 if __name__ == "__main__":

@@ -228,36 +228,12 @@ def peers_for(item, result, peers):
     return []
 
 
-def rdma_mode(params):
-    if params["rdma"] == "skip":
-        return "skip", None
-    fam = params["family"]
-    if fam and families.FAMILIES[fam]["transport"] != "gib" and params["rdma"] != "required":
-        return "skip", "%s uses %s, not RDMA" % (fam, families.FAMILIES[fam]["transport"])
-    return params["rdma"], None
-
-
 def check_once(gm, reader, ping, sleep=time.sleep):
     params = gm.params
     interfaces = nic_sysfs.read_interfaces(reader, gm.run, gm.which("ip"))
-    results = [nic_ready.check_nic(item, interfaces) for item in params["nics"]]
-    mode, why = rdma_mode(params)
-    rdma = nic_ready.check_rdma(results, reader.rdma_devices(), mode)
-    if why:
-        rdma["reason"] = why
-    for item, res in zip(params["nics"], results):
-        # what the NIC's own state explains, apart from what the pings say about its paths
-        res["local_problems"] = list(res["problems"])
-        peers = peers_for(item, res, params["peers"])
-        # pinging out of a NIC that is missing or at the wrong MTU proves nothing new
-        if peers and not res["problems"]:
-            if not ping:
-                res["problems"].append("ping (iputils) is not on this node")
-            else:
-                res["local_problems"] += nic_ready.check_peers(res, peers, gm.run, ping, sleep=sleep)
-    for res in results:
-        res["ready"] = not res["problems"]
-    return results, rdma
+    return nic_ready.check_node(params["nics"], interfaces, reader.rdma_devices(),
+                                nic_ready.rdma_mode(params["rdma"], params["family"]), gm.run, ping,
+                                lambda item, res: peers_for(item, res, params["peers"]), sleep=sleep)
 
 
 def run_module(root="/", sleep=time.sleep, clock=time.time):

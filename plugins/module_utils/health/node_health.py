@@ -8,10 +8,15 @@ Each check calls the same code the collection's modules use (nic_ready, rxdm_rea
 nccl_env_file), so a node's timer or a Slurm prolog sees what the diagnose playbook sees. Plain
 Python with no ansible import: the node health agent runs it from a copy on the node.
 
-The config (JSON the node_health role writes) names what is expected:
-  family, gpu {sys_dir, imex_nodes} or null, nics [{nic, name, mac, mtu, ip}], rxdm {engine, container, unit, health_check_file,
-  ready_line} or null, plugin {record_file} or null, profile {path, iface_vars, binding_vars,
-  plugin_lib_dir, plugin_library} or null.
+The config (JSON the node_health role writes; the node_health_info module takes the same) names what is
+expected; a part that is null is not checked:
+  family; gpu {sys_dir, imex_nodes, imex_wait_s, dcgm_level, dcgm_timeout_s};
+  nics: the GPU NICs as the NIC map (gpu_nic_facts) gives them, [{nic, iface, mac, expected_mtu, ip, network}];
+  peers {network: [addresses]}: the same NIC on other nodes, to ping at full size out of each NIC;
+  rdma: auto, required or skip (each NIC's RDMA device and GID, on the families that use RDMA);
+  rxdm {engine, container, unit, health_check_file, ready_line, max_restarts, log_lines};
+  plugin {record_file}; profile {path, iface_vars, binding_vars, plugin_lib_dir, plugin_library};
+  maintenance {metadata_url, warn_within_h}.
 
 A finding is {component, subject, severity, cause}: "fail" for a fault of the node, "warn" when a
 check could not run (a helper missing, hung or erroring is no proof that the node is bad). GPU findings
@@ -54,11 +59,17 @@ def validate(config):
     if not isinstance(config.get("family"), str) or not config["family"]:
         raise ConfigError("family: missing")
     nics = config.get("nics")
-    if not isinstance(nics, list) or not all(isinstance(n, dict) for n in nics):
+    if nics is not None and (not isinstance(nics, list) or not all(isinstance(n, dict) for n in nics)):
         raise ConfigError("nics: must be a list of objects")
-    for index, nic in enumerate(nics):
-        if not (nic.get("name") or nic.get("mac")):
-            raise ConfigError("nics[%d]: has neither name nor mac" % index)
+    for index, nic in enumerate(nics or []):
+        if not (nic.get("iface") or nic.get("mac") or nic.get("nic")):
+            raise ConfigError("nics[%d]: has neither iface, mac nor nic" % index)
+    peers = config.get("peers")
+    if peers is not None and not (isinstance(peers, dict) and all(
+            isinstance(v, list) and all(isinstance(a, str) for a in v) for v in peers.values())):
+        raise ConfigError("peers: must map each network to a list of addresses")
+    if config.get("rdma", "auto") not in ("auto", "required", "skip"):
+        raise ConfigError("rdma: must be auto, required or skip")
     if config["family"] not in families.FAMILIES:
         raise ConfigError("family: unknown family %r" % config["family"])
     for key, needs in (("gpu", ()), ("rxdm", ("container",)), ("plugin", ("record_file",)), ("profile", ("path",)),
@@ -73,36 +84,77 @@ def validate(config):
                 raise ConfigError("%s.%s: missing" % (key, need))
 
 
-def check_nics(config, run, which, root):
+def nic_items(config):
+    """What each GPU NIC must be, from its NIC map record: found by its interface, else by its MAC; a NIC
+    with neither is looked up by its inventory name, so that it is reported missing."""
+    peers = config.get("peers") or {}
+    out = []
+    for rec in config["nics"]:
+        iface, mac = rec.get("iface"), rec.get("mac")
+        out.append({"nic": rec.get("nic"), "name": iface or (None if mac else rec.get("nic")),
+                    "mac": None if iface else mac, "mtu": rec.get("expected_mtu"), "ip": rec.get("ip"),
+                    "peers": peers.get(rec.get("network")) or []})
+    return out
+
+
+def check_nics(config, run, which, root, sleep=time.sleep):
+    """The GPU NICs: their own state, RDMA device and GID where the family uses RDMA, and full-MTU pings to
+    the peers each item names. A failed ping is a path's fault, judged across nodes: no finding here."""
     reader = nic_sysfs.SysfsReader(root)
     try:
         interfaces = nic_sysfs.read_interfaces(reader, run, which("ip"))
     except (ValueError, OSError) as exc:
         return None, [finding("nic", "interfaces", "warn", "cannot read the interfaces: %s" % exc)]
-    results = [nic_ready.check_nic(item, interfaces) for item in config["nics"]]
+    items = nic_items(config)
+    ping = which("ping") if any(item.get("peers") for item in items) else None
+    results, _rdma = nic_ready.check_node(items, interfaces, reader.rdma_devices(),
+                                          nic_ready.rdma_mode(config.get("rdma") or "auto", config["family"]),
+                                          run, ping, lambda item, _res: item.get("peers"), sleep=sleep)
     found = [finding("nic", item[0], "fail", item[1]) for item in map(nic_ready.own_finding, results) if item]
     return results, found
 
 
-def check_gpu(family, part, run, which):
-    """The GPUs, and IMEX where the family has it (part: {sys_dir, imex_nodes})."""
+def gpu_state(family, part, run, which, clock=time.time, sleep=time.sleep):
+    """Everything the GPU checks read, with their findings (components gpu, imex and rdma).
+
+    part: {sys_dir, imex_nodes, imex_wait_s, dcgm_level, dcgm_timeout_s, rdma_interval_s}. IMEX is looked
+    at again for up to imex_wait_s while it fails, since a domain connects only once its other VMs have
+    started IMEX too."""
     fam = families.FAMILIES[family]
-    result = gpu_health.check(gpu_health.expected_for(fam["gpu"]), run, which, sys_dir=part.get("sys_dir") or "/sys",
-                              dcgm_level=part.get("dcgm_level") or 0, dcgm_timeout_s=part.get("dcgm_timeout_s") or 300)
+    sys_dir = part.get("sys_dir") or "/sys"
+    result = gpu_health.check(gpu_health.expected_for(fam["gpu"]), run, which, sys_dir=sys_dir,
+                              dcgm_level=part.get("dcgm_level") or 0,
+                              dcgm_timeout_s=part.get("dcgm_timeout_s") or 300)
+    if fam.get("imex"):
+        deadline = clock() + max(0, part.get("imex_wait_s") or 0)
+        while True:
+            found = imex.judge(fam["imex"], part.get("imex_nodes"), imex.gather(run, which, fam["imex"]))
+            if clock() >= deadline or not any(f["severity"] == "fail" for f in found):
+                break
+            sleep(2)
+        result["findings"] += found
+    interval = part.get("rdma_interval_s")
+    result["rdma_ports"], found = rdma.check(fam, run, which, sys_dir=sys_dir,
+                                             interval_s=1.0 if interval is None else max(0.0, interval))
+    result["findings"] += found
+    return result
+
+
+def check_gpu(family, part, run, which):
+    """The GPUs, IMEX and the RDMA ports, summed up per GPU."""
+    fam = families.FAMILIES[family]
+    result = gpu_state(family, part, run, which)
     found = result["findings"]
     failing = " ".join(f["subject"] for f in found if f["severity"] == "fail")
     gpus = [{"index": g["index"], "bus": nvidia_smi.bus_key(g["pci_bus_id"]),
              "ok": nvidia_smi.bus_key(g["pci_bus_id"]) not in failing} for g in result["gpus"]]
-    if fam.get("imex"):
-        found += imex.judge(fam["imex"], part.get("imex_nodes"), imex.gather(run, which, fam["imex"]))
-    ports, rdma_found = rdma.check(fam, run, which, sys_dir=part.get("sys_dir") or "/sys",
-                                   interval_s=part.get("rdma_interval_s", 1.0))
-    found += rdma_found
     return {"driver": result["driver"], "count": len(result["gpus"]), "expected": fam["gpu"].get("count"),
-            "gpus": gpus, "xids": result["xids"], "rdma_ports": ports}, found
+            "gpus": gpus, "xids": result["xids"], "rdma_ports": result["rdma_ports"]}, found
 
 
 def check_rxdm(part, run, which, wait_s=0):
+    """RxDM: ready now (or within wait_s), its image, unit state and restarts; when it is not ready, the last
+    log_lines lines of its log (5 unless the part says) for the cause."""
     try:
         engine = ce.find_engine(which, run, part.get("engine") or "auto")
     except ce.EngineError as exc:
@@ -110,8 +162,12 @@ def check_rxdm(part, run, which, wait_s=0):
     else:
         # a periodic check takes one look and reports what is; a hook that has just started RxDM waits
         state = rr.wait_ready(run, engine["path"], part["container"], part.get("health_check_file"),
-                              part.get("ready_line"), settle_s=0, timeout_s=wait_s)
+                              part.get("ready_line"), settle_s=0, timeout_s=wait_s, interval_s=1)
         state.update(rr.describe(run, engine["path"], part["container"], part.get("unit"), which("systemctl")))
+        lines = part.get("log_lines")
+        lines = 5 if lines is None else lines
+        state["log_tail"] = [] if state["ready"] or not lines else rr.last_log_lines(
+            run, engine["path"], part["container"], lines, part.get("unit"))
     return state, [finding("rxdm", subject, severity, cause) for severity, subject, cause in
                    rr.problems(state, part["container"], part.get("unit"), part.get("max_restarts", 0))]
 
@@ -125,34 +181,38 @@ def check_plugin(family, part, root):
 
 
 def check_profile(part, root):
+    """The NCCL env file: readable, naming only interfaces and paths the node has. Returns its state
+    {path, present, error, env, problems, consistent} and the findings."""
     path = part["path"]
     try:
         with open(os.path.join(root, path.lstrip("/"))) as fh:
             env = nccl_env_file.parse_profile(fh.read())[0]
     except (IOError, OSError) as exc:
-        return ({"path": path, "present": False, "consistent": False},
+        why = exc.strerror or str(exc)
+        return ({"path": path, "present": False, "error": why, "env": {}, "problems": [], "consistent": False},
                 [finding("nccl_profile", subject, "fail", cause) for subject, cause in
-                 nccl_env_file.findings(path, [], unreadable=exc.strerror or str(exc))])
+                 nccl_env_file.findings(path, [], unreadable=why)])
     try:
         interfaces = sorted(os.listdir(os.path.join(root, "sys/class/net")))
     except OSError as exc:
-        return ({"path": path, "present": True, "consistent": None},
+        return ({"path": path, "present": True, "error": None, "env": env, "problems": [], "consistent": None},
                 [finding("nccl_profile", path, "warn", "cannot list the interfaces: %s" % exc)])
     problems = nccl_env_file.check_env(
         env, part.get("iface_vars") or [], part.get("binding_vars") or [], interfaces, part.get("plugin_lib_dir"),
         part.get("plugin_library"), path_exists=lambda p: os.path.exists(os.path.join(root, p.lstrip("/"))))
-    return ({"path": path, "present": True, "consistent": not problems},
+    return ({"path": path, "present": True, "error": None, "env": env, "problems": problems,
+             "consistent": not problems},
             [finding("nccl_profile", subject, "fail", cause) for subject, cause in
              nccl_env_file.findings(path, problems)])
 
 
 def check_maintenance(part, clock=time.time, get=None):
-    """Host maintenance from the metadata server (part: {metadata_url, warn_within_h})."""
+    """Host maintenance from the metadata server (part: {metadata_url, warn_within_h}); a finding keeps
+    whether the maintenance can be started early (can_reschedule)."""
     kwargs = {"get": get} if get else {}
     state = maintenance.read(part.get("metadata_url") or maintenance.DEFAULT_URL, **kwargs)
     found = maintenance.judge(state, now=clock(), warn_within_s=float(part.get("warn_within_h", 24)) * 3600)
-    return ({"event": state["event"], "upcoming": state["upcoming"]},
-            [finding(f["component"], f["subject"], f["severity"], f["cause"]) for f in found])
+    return {"event": state["event"], "upcoming": state["upcoming"]}, [dict(f) for f in found]
 
 
 def check(config, run, which, root="/", clock=time.time, rxdm_wait_s=0):
@@ -160,7 +220,8 @@ def check(config, run, which, root="/", clock=time.time, rxdm_wait_s=0):
 
     run(argv) -> (rc, out, err), never through a shell; which(name) -> path or None.
     rxdm_wait_s: how long RxDM may take to become ready (0: one look).
-    Returns {family, gpu, nics, rxdm, plugin, profile, findings, duration_s}; a part not configured is None.
+    Returns {family, gpu, nics, rxdm, plugin, profile, maintenance, findings, duration_s}; a part not
+    configured, or whose check could not run (a warn finding says why), is None.
     """
     validate(config)
     start = clock()
@@ -169,7 +230,8 @@ def check(config, run, which, root="/", clock=time.time, rxdm_wait_s=0):
     steps = []
     if config.get("gpu") is not None:
         steps.append(("gpu", "gpu", lambda: check_gpu(config["family"], config["gpu"], run, which)))
-    steps.append(("nics", "nic", lambda: check_nics(config, run, which, root)))
+    if config.get("nics") is not None:
+        steps.append(("nics", "nic", lambda: check_nics(config, run, which, root)))
     if config.get("rxdm"):
         steps.append(("rxdm", "rxdm", lambda: check_rxdm(config["rxdm"], run, which, rxdm_wait_s)))
     if config.get("plugin"):

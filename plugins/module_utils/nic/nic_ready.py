@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nic.nic_map import norm_mac
 
 # IPv4 header (20) + ICMP header (8): a payload of MTU-28 fills the MTU exactly
@@ -185,6 +186,43 @@ def check_rdma(results, rdma_devices, mode):
             res["problems"].append("RDMA %s GID table lacks %s (has %s)"
                                    % (dev["name"], want, ", ".join(sorted(gid_ips)) or "no IPv4 GIDs"))
     return {"checked": True, "reason": None, "devices": sorted(rdma_devices)}
+
+
+def rdma_mode(requested, family=None):
+    """(mode, why) of the RDMA check: a family that does not use RDMA skips it unless it is required."""
+    if requested == "skip":
+        return "skip", None
+    fam = families.FAMILIES.get(family) if family else None
+    if fam and fam["transport"] != "gib" and requested != "required":
+        return "skip", "%s uses %s, not RDMA" % (family, fam["transport"])
+    return requested, None
+
+
+def check_node(items, interfaces, rdma_devices, rdma, run, ping, peers_of, sleep=None):
+    """Every expected NIC of a node: its own state, its RDMA device, then full-MTU pings to its peers.
+
+    rdma: (mode, why) from rdma_mode(); peers_of(item, result) -> the addresses to ping out of that NIC;
+    ping: the ping program, or None where the node has none. Returns (results, rdma summary); each
+    result has ``ready``, ``problems`` and ``local_problems`` (what the NIC's own state explains, apart
+    from what the pings say about its paths).
+    """
+    results = [check_nic(item, interfaces) for item in items]
+    mode, why = rdma
+    rdma_summary = check_rdma(results, rdma_devices, mode)
+    if why:
+        rdma_summary["reason"] = why
+    for item, res in zip(items, results):
+        res["local_problems"] = list(res["problems"])
+        peers = peers_of(item, res)
+        # pinging out of a NIC that is missing or at the wrong MTU proves nothing new
+        if peers and not res["problems"]:
+            if not ping:
+                res["problems"].append("ping (iputils) is not on this node")
+            else:
+                res["local_problems"] += check_peers(res, peers, run, ping, sleep=sleep)
+    for res in results:
+        res["ready"] = not res["problems"]
+    return results, rdma_summary
 
 
 def summary(results, node=None):

@@ -89,14 +89,15 @@ def wait_ready(run, engine, name, health_check_file=None, ready_line=None, settl
 def last_log_lines(run, engine, name, lines=20, unit=None):
     """The container's last log lines; the unit's journal when the container is gone."""
     rc, out, err = run(ce.logs_argv(engine, name, tail=lines))
-    text = (out or "") + (err or "")
-    if rc == 0 and text.strip():
-        return text.strip().splitlines()[-lines:]
+    text = ((out or "") + (err or "")).strip()
+    if rc == 0 and text:
+        return text.splitlines()[-lines:]
     if unit:
-        rc, out, err = run(["journalctl", "--no-pager", "--output=cat", "-n", str(lines), "-u", unit])
-        if rc == 0 and out.strip():
-            return out.strip().splitlines()[-lines:]
-    return (text or "").strip().splitlines()[-lines:]
+        jrc, jout, _jerr = run(["journalctl", "--no-pager", "--output=cat", "-n", str(lines), "-u", unit])
+        if jrc == 0 and jout.strip():
+            return jout.strip().splitlines()[-lines:]
+    # the engine's own error (no such container) is no line of RxDM's log
+    return []
 
 
 def describe(run, engine, name, unit=None, systemctl=None):

@@ -113,7 +113,8 @@ def agent(tmp_path, cfg, *extra, ip_sleeps=0):
 
 def config(standins=True):
     return {"family": "a3-mega", "standins": standins,
-            "nics": [{"nic": "gpu0", "name": "eth1", "mac": "42:01:0a:01:00:02", "mtu": 8244, "ip": "10.1.0.2"}],
+            "nics": [{"nic": "gpu0", "iface": "eth1", "mac": "42:01:0a:01:00:02", "expected_mtu": 8244,
+                      "ip": "10.1.0.2"}],
             "rxdm": {"engine": "auto", "container": "receive-datapath-manager",
                      "unit": "receive-datapath-manager.service"},
             "plugin": None, "profile": None}
@@ -156,7 +157,7 @@ def test_a_hung_helper_stops_at_the_limit_with_a_warning(tmp_path):
 
 def test_a_bad_config_or_option_is_one_line_and_exit_2(tmp_path):
     rc, lines, err = agent(tmp_path, '{"family": "a3-mega", "nics": [{}]}')
-    assert (rc, lines, err) == (2, ["gpudirect-health: --config %s: nics[0]: has neither name nor mac"
+    assert (rc, lines, err) == (2, ["gpudirect-health: --config %s: nics[0]: has neither iface, mac nor nic"
                                     % (tmp_path / "health.json")], "")
     rc, lines, err = agent(tmp_path, "{not json")
     assert rc == 2 and len(lines) == 1 and lines[0].startswith("gpudirect-health: --config ") and not err
@@ -293,8 +294,8 @@ def test_hostile_text_in_the_config_reaches_no_output_raw(tmp_path):
     the metrics and the JSON result stay valid and one line where promised, and the token stays out."""
     FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
     cfg = dict(config(standins=False), rxdm=None)
-    cfg["nics"] = [{"nic": "gpu0\x1b[2J", "name": "eth9\nFAIL forged token=ya29.planted-secret",
-                    "mac": "42:01:0a:01:00:09", "mtu": 8244, "ip": "10.1.0.9"}]
+    cfg["nics"] = [{"nic": "gpu0\x1b[2J", "iface": "eth9\nFAIL forged token=ya29.planted-secret",
+                    "mac": "42:01:0a:01:00:09", "expected_mtu": 8244, "ip": "10.1.0.9"}]
     rc, lines, err = agent(tmp_path, cfg, "--json")
     assert rc == 1, (lines, err)
     assert lines[0].startswith("gpudirect-health: fail: fail nic ") and "\\n" in lines[0]
@@ -315,9 +316,9 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow
 @given(st.one_of(
     _JSON,
     st.fixed_dictionaries({"family": st.sampled_from(["a3-mega", "a4x", "nope"]),
-                           "nics": st.lists(st.dictionaries(st.sampled_from(["nic", "name", "mac", "mtu", "ip"]),
+                           "nics": st.lists(st.dictionaries(st.sampled_from(["nic", "iface", "mac", "expected_mtu", "ip", "network"]),
                                                             _JSON, max_size=5), max_size=2),
-                           "rxdm": _JSON, "plugin": _JSON, "profile": _JSON, "gpu": _JSON,
+                           "peers": _JSON, "rxdm": _JSON, "plugin": _JSON, "profile": _JSON, "gpu": _JSON,
                            # only this machine: a closed loopback port, never the real metadata server's name
                            "maintenance": st.none() | st.just({"metadata_url": "http://127.0.0.1:9/v1"})})))
 def test_property_any_config_gives_one_line_and_a_defined_status(tmp_path, cfg):

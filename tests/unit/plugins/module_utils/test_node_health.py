@@ -68,8 +68,8 @@ def config(plugin, family="a3-mega"):
     fam = families.get_family(family)
     return {
         "family": family,
-        "nics": [{"nic": "gpu%d" % n, "name": "eth%d" % (n + 1), "mac": MACS[n], "mtu": 8244,
-                  "ip": "10.%d.0.2" % (n + 1)} for n in range(2)],
+        "nics": [{"nic": "gpu%d" % n, "iface": "eth%d" % (n + 1), "mac": MACS[n], "expected_mtu": 8244,
+                  "ip": "10.%d.0.2" % (n + 1), "network": "gpu-net-%d" % n} for n in range(2)],
         "rxdm": {"engine": "auto", "container": "receive-datapath-manager",
                  "unit": "receive-datapath-manager.service", "ready_line": READY},
         "plugin": {"record_file": ".gpudirect-installed"},
@@ -142,7 +142,9 @@ def test_parts_not_configured_are_not_checked(tmp_path):
 @pytest.mark.parametrize("change, message", [
     ({"family": ""}, "family: missing"),
     ({"nics": "eth1"}, "nics: must be a list of objects"),
-    ({"nics": [{"mtu": 8244}]}, "nics[0]: has neither name nor mac"),
+    ({"nics": [{"expected_mtu": 8244}]}, "nics[0]: has neither iface, mac nor nic"),
+    ({"peers": {"gpu-net-0": "10.1.0.3"}}, "peers: must map each network to a list of addresses"),
+    ({"rdma": "sometimes"}, "rdma: must be auto, required or skip"),
     ({"rxdm": {"engine": "docker"}}, "rxdm.container: missing"),
     ({"profile": "x"}, "profile: must be an object or null"),
 ])
@@ -151,6 +153,46 @@ def test_a_bad_config_is_one_line_naming_the_key(tmp_path, change, message):
     with pytest.raises(node_health.ConfigError) as exc:
         check(tmp_path, dict(config(plugin), **change), Node())
     assert str(exc.value) == message
+
+
+class PingingNode(Node):
+    """Answers ping out of eth1 and eth2; 10.2.0.9 never answers."""
+
+    def __init__(self, **kwargs):
+        Node.__init__(self, **kwargs)
+        self.pinged = []
+
+    def which(self, name):
+        return "/bin/ping" if name == "ping" else Node.which(self, name)
+
+    def run(self, argv):
+        if argv[0] == "/bin/ping":
+            self.pinged.append((argv[argv.index("-I") + 1], argv[argv.index("-s") + 1], argv[-1]))
+            return (1, "1 packets transmitted, 0 received\n", "") if argv[-1] == "10.2.0.9" else (0, "", "")
+        return Node.run(self, argv)
+
+
+def test_each_nic_pings_its_networks_peers_at_full_size_and_a_lost_path_is_no_nic_finding(tmp_path):
+    plugin = node_root(tmp_path)
+    cfg = dict(config(plugin), peers={"gpu-net-0": ["10.1.0.3"], "gpu-net-1": ["10.2.0.9"]})
+    node = PingingNode()
+    result = check(tmp_path, cfg, node)
+    assert node.pinged == [("eth1", "8216", "10.1.0.3"), ("eth2", "8216", "10.2.0.9")]
+    assert [[p["ok"] for p in n["peers"]] for n in result["nics"]] == [[True], [False]]
+    # a failed ping is a path's fault, judged across nodes on the controller: nothing of the NIC's own
+    assert result["nics"][1]["local_problems"] == [] and not result["nics"][1]["ready"]
+    assert result["findings"] == []
+
+
+def test_a_nic_the_node_lacks_is_looked_up_by_mac_and_not_pinged(tmp_path):
+    plugin = node_root(tmp_path)
+    cfg = dict(config(plugin), peers={"gpu-net-0": ["10.1.0.3"]})
+    cfg["nics"][0] = dict(cfg["nics"][0], iface=None, mac="42:01:0a:00:99:02")
+    node = PingingNode()
+    result = check(tmp_path, cfg, node)
+    assert node.pinged == []
+    assert [(f["subject"], f["cause"]) for f in result["findings"]] == [
+        ("42:01:0a:00:99:02", "no interface with MAC 42:01:0a:00:99:02")]
 
 
 def test_one_line_puts_the_failure_first_and_counts_the_rest():

@@ -102,3 +102,11 @@ def test_last_log_lines_fall_back_to_the_journal():
         return 125, "", ""
     assert rr.last_log_lines(run, "docker", "rxdm", 2, "receive-datapath-manager.service") == ["b", "c"]
     assert rr.last_log_lines(FakeRxdm(Clock()), "docker", "rxdm", 1) == ["I1122 starting"]
+
+
+def test_the_engines_error_for_a_gone_container_is_no_log_line():
+    def run(argv):
+        if argv[0] == "journalctl":
+            return 1, "", "No journal files were found.\n"
+        return 1, "", "Error: no such container receive-datapath-manager\n"
+    assert rr.last_log_lines(run, "docker", "rxdm", 5, "receive-datapath-manager.service") == []

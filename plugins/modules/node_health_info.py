@@ -1,0 +1,298 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: node_health_info
+short_description: Run the node-level GPUDirect health checks on a node and return every finding
+version_added: 1.0.0
+description:
+  - Runs on the node the same checks as the node health agent and the Slurm hooks, from the same code, so the
+    three agree on every finding.
+  - "The parts: the GPUs, IMEX and the RDMA ports (O(gpu), as M(gpudirect.gcp.gpu_health_info)); the GPU NICs,
+    each NIC's RDMA device, and full-size pings to the peers each NIC names (O(nics), as
+    M(gpudirect.gcp.gpu_nic_ready)); RxDM (O(rxdm)); the NCCL net plugin's files against its install record
+    (O(plugin)); the NCCL env file (O(profile)); host maintenance from the metadata server (O(maintenance))."
+  - A part left unset is not checked. One part that cannot run gives a C(warn) finding that says so and costs
+    no other part.
+  - A finding is C(fail) for a fault of the node and C(warn) for a check that could not run or a fault to
+    plan for. The module reports findings and never fails on them; it fails only on options it cannot use,
+    in one line naming the option.
+  - Changes nothing. Reads the kernel log and runs C(nvidia-smi), so it needs root (become).
+author:
+  - gpudirect.gcp contributors (@gpudirect)
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+  - gpudirect.gcp.attributes.READ_ONLY
+options:
+  family:
+    description: The node's machine family (C(gpu_family) from the inventory).
+    type: str
+    required: true
+  gpu:
+    description: Check the GPUs (and IMEX and the RDMA ports where the family has them).
+    type: dict
+    suboptions:
+      sys_dir:
+        description: Where sysfs is mounted. Only a test bed without GPUs points it elsewhere.
+        type: path
+        default: /sys
+      imex_nodes:
+        description: Addresses of the VMs of the node's NVLink domain, which IMEX's node list must hold.
+        type: list
+        elements: str
+      imex_wait_s:
+        description: Seconds to keep looking while IMEX fails, for a domain whose other VMs are still starting.
+        type: int
+        default: 0
+      dcgm_level:
+        description: Level of DCGM's diagnostic where the node has C(dcgmi); 0 leaves it out.
+        type: int
+        default: 1
+        choices: [0, 1, 2, 3, 4]
+      dcgm_timeout_s:
+        description: Seconds DCGM's diagnostic may take before it counts as one that could not run.
+        type: int
+        default: 300
+      rdma_interval_s:
+        description: Seconds between the two reads of the RDMA error counters.
+        type: float
+        default: 1.0
+  nics:
+    description:
+      - The GPU NICs the node must have, as the P(gpudirect.gcp.gpu_nic_facts#module) map gives them
+        (C(gpu_nics)); the checks read C(nic), C(iface), C(mac), C(expected_mtu), C(ip) and C(network) of
+        each. A NIC is found by its C(iface), else by its C(mac); one with neither is reported missing.
+    type: list
+    elements: dict
+  peers:
+    description:
+      - Addresses of the same NIC on other nodes, keyed by C(network), pinged out of each NIC at full size
+        without fragmenting (C(ping -M do -s MTU-28)). A failed ping is kept in RV(nics[].peers), not made a
+        finding here, since which end is at fault needs every node's pings.
+    type: dict
+  rdma:
+    description:
+      - Check each NIC's RDMA device and that its GID table holds the NIC's address, on the families that use
+        RDMA. C(required) makes a node without RDMA devices a fault; C(auto) says so without one.
+    type: str
+    choices: [auto, required, skip]
+    default: auto
+  rxdm:
+    description: Check RxDM (TCPX and TCPXO families).
+    type: dict
+    suboptions:
+      engine:
+        description: The container engine that runs RxDM.
+        type: str
+        choices: [auto, docker, podman]
+        default: auto
+      container:
+        description: The RxDM container's name.
+        type: str
+        required: true
+      unit:
+        description: The systemd unit that runs the container, with its C(.service) suffix.
+        type: str
+      health_check_file:
+        description: The file in the container whose presence says RxDM is ready (TCPXO).
+        type: str
+      ready_line:
+        description: The log line that says RxDM is ready.
+        type: str
+      max_restarts:
+        description: Automatic restarts of the unit beyond which RxDM counts as failing.
+        type: int
+        default: 0
+      log_lines:
+        description: Log lines to keep when RxDM is not ready; the last one goes into the cause.
+        type: int
+        default: 5
+  rxdm_wait_s:
+    description: Seconds RxDM may take to become ready; 0 takes one look.
+    type: int
+    default: 0
+  plugin:
+    description: Check the NCCL net plugin's files.
+    type: dict
+    suboptions:
+      record_file:
+        description: Name of the install record in the family's plugin install directory.
+        type: str
+        required: true
+  profile:
+    description: Check the NCCL env file.
+    type: dict
+    suboptions:
+      path:
+        description: The env file.
+        type: path
+        required: true
+      iface_vars:
+        description: Variables that name interfaces, each of which the node must have.
+        type: list
+        elements: str
+        default: []
+      binding_vars:
+        description: Variables that bind NICs to GPUs, whose interfaces the node must have.
+        type: list
+        elements: str
+        default: []
+      plugin_lib_dir:
+        description: The plugin's library directory, which C(LD_LIBRARY_PATH) must hold.
+        type: path
+      plugin_library:
+        description: The library that directory must hold.
+        type: str
+  maintenance:
+    description: Read the host maintenance the metadata server announces.
+    type: dict
+    suboptions:
+      metadata_url:
+        description: The metadata server's C(computeMetadata/v1) root.
+        type: str
+        default: http://metadata.google.internal/computeMetadata/v1
+      warn_within_h:
+        description: Hours ahead within which a maintenance window is a warning.
+        type: float
+        default: 24
+seealso:
+  - module: gpudirect.gcp.gpu_health_info
+  - module: gpudirect.gcp.gpu_nic_ready
+  - role: gpudirect.gcp.node_health
+    description: Runs the same checks on a timer on each node.
+"""
+
+EXAMPLES = r"""
+- name: Check a node's GPUs, NICs, plugin and profile
+  gpudirect.gcp.node_health_info:
+    family: a3-mega
+    gpu: {}
+    nics:
+      - {nic: gpu0, iface: enp6s0, expected_mtu: 8244, ip: 10.1.0.2}
+    plugin:
+      record_file: .gpudirect-installed
+    profile:
+      path: /etc/nccl/nccl.env
+  become: true
+  register: node
+
+- name: Show what is wrong
+  ansible.builtin.debug:
+    msg: "{{ node.summary }}"
+  when: node.verdict != 'pass'
+"""
+
+RETURN = r"""
+findings:
+  description:
+    - Every finding, each with C(component) (gpu, imex, rdma, nic, rxdm, nccl_plugin, nccl_profile, host),
+      C(subject), C(severity) (C(fail) or C(warn)) and C(cause). GPU, IMEX and RDMA findings add C(rung) and
+      C(action) (the least disruptive repair), maintenance findings C(can_reschedule).
+  returned: always
+  type: list
+  elements: dict
+verdict:
+  description: C(fail) when any finding fails, else C(warn) when any warns, else C(pass).
+  returned: always
+  type: str
+  sample: pass
+summary:
+  description: The findings in one line, the first failure first (C(healthy) when there are none).
+  returned: always
+  type: str
+gpu:
+  description: The GPUs as read (C(driver), C(count), C(expected), C(gpus), C(xids), C(rdma_ports)), or null.
+  returned: always
+  type: dict
+nics:
+  description:
+    - Each expected NIC as found (C(iface), C(mtu), C(ipv4), C(problems), C(local_problems), C(peers) with
+      each ping's C(address) and C(ok), C(ready)), or null when the NICs were not checked or could not be read.
+  returned: always
+  type: list
+  elements: dict
+rxdm:
+  description: RxDM's state (C(ready), C(reason), C(image), C(unit_state), C(restarts), C(log_tail); C(error) when
+    it could not be looked at), or null.
+  returned: always
+  type: dict
+plugin:
+  description: The plugin's install record and its files that are missing or modified, or null.
+  returned: always
+  type: dict
+profile:
+  description: The env file (C(path), C(present), C(error), C(env), C(problems), C(consistent)), or null.
+  returned: always
+  type: dict
+maintenance:
+  description: The metadata server's C(event) and C(upcoming) maintenance, or null.
+  returned: always
+  type: dict
+duration_s:
+  description: Seconds the checks took.
+  returned: always
+  type: float
+"""
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import maintenance
+
+PARTS = ("gpu", "nics", "peers", "rdma", "rxdm", "plugin", "profile", "maintenance")
+
+
+def argument_spec():
+    return dict(
+        family=dict(type="str", required=True),
+        gpu=dict(type="dict", options=dict(
+            sys_dir=dict(type="path", default="/sys"),
+            imex_nodes=dict(type="list", elements="str"),
+            imex_wait_s=dict(type="int", default=0),
+            dcgm_level=dict(type="int", default=1, choices=[0, 1, 2, 3, 4]),
+            dcgm_timeout_s=dict(type="int", default=300),
+            rdma_interval_s=dict(type="float", default=1.0))),
+        # the NIC map's records as they come: the checks read the keys they need
+        nics=dict(type="list", elements="dict"),
+        peers=dict(type="dict"),
+        rdma=dict(type="str", choices=["auto", "required", "skip"], default="auto"),
+        rxdm=dict(type="dict", options=dict(
+            engine=dict(type="str", choices=["auto", "docker", "podman"], default="auto"),
+            container=dict(type="str", required=True),
+            unit=dict(type="str"),
+            health_check_file=dict(type="str"),
+            ready_line=dict(type="str"),
+            max_restarts=dict(type="int", default=0),
+            log_lines=dict(type="int", default=5))),
+        rxdm_wait_s=dict(type="int", default=0),
+        plugin=dict(type="dict", options=dict(record_file=dict(type="str", required=True))),
+        profile=dict(type="dict", options=dict(
+            path=dict(type="path", required=True),
+            iface_vars=dict(type="list", elements="str", default=[]),
+            binding_vars=dict(type="list", elements="str", default=[]),
+            plugin_lib_dir=dict(type="path"),
+            plugin_library=dict(type="str"))),
+        maintenance=dict(type="dict", options=dict(
+            metadata_url=dict(type="str", default=maintenance.DEFAULT_URL),
+            warn_within_h=dict(type="float", default=24))),
+    )
+
+
+def main():
+    gm = GpuModule(argument_spec())
+    config = dict((key, gm.params[key]) for key in ("family",) + PARTS)
+    try:
+        result = node_health.check(config, gm.run, gm.which, rxdm_wait_s=max(0, gm.params["rxdm_wait_s"]))
+    except node_health.ConfigError as exc:
+        gm.fail(str(exc))
+    gm.exit(changed=False, verdict=node_health.verdict(result["findings"]),
+            summary=node_health.one_line(result["findings"]), **result)
+
+
+if __name__ == "__main__":
+    main()
