@@ -192,7 +192,7 @@ def test_a_nic_the_node_lacks_is_looked_up_by_mac_and_not_pinged(tmp_path):
     result = check(tmp_path, cfg, node)
     assert node.pinged == []
     assert [(f["subject"], f["cause"]) for f in result["findings"]] == [
-        ("42:01:0a:00:99:02", "no interface with MAC 42:01:0a:00:99:02")]
+        ("gpu0", "no interface with MAC 42:01:0a:00:99:02")]
 
 
 def test_one_line_puts_the_failure_first_and_counts_the_rest():
