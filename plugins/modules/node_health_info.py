@@ -12,8 +12,8 @@ module: node_health_info
 short_description: Run the node-level GPUDirect health checks on a node and return every finding
 version_added: 1.0.0
 description:
-  - Runs on the node the same checks as the node health agent and the Slurm hooks, from the same code, so the
-    three agree on every finding.
+  - Runs on the node the same checks as the node health agent (P(gpudirect.gcp.node_health#role), on a timer)
+    and the Slurm hooks, from the same code, so the three agree on every finding.
   - "The parts: the GPUs, IMEX and the RDMA ports (O(gpu), as M(gpudirect.gcp.gpu_health_info)); the GPU NICs,
     each NIC's RDMA device, and full-size pings to the peers each NIC names (O(nics), as
     M(gpudirect.gcp.gpu_nic_ready)); RxDM (O(rxdm)); the NCCL net plugin's files against its install record
@@ -73,7 +73,7 @@ options:
   peers:
     description:
       - Addresses of the same NIC on other nodes, keyed by C(network), pinged out of each NIC at full size
-        without fragmenting (C(ping -M do -s MTU-28)). A failed ping is kept in RV(nics[].peers), not made a
+        without fragmenting (C(ping -M do -s MTU-28)). A failed ping is kept in the NIC's C(peers) in RV(nics), not made a
         finding here, since which end is at fault needs every node's pings.
     type: dict
   rdma:
@@ -164,8 +164,6 @@ options:
 seealso:
   - module: gpudirect.gcp.gpu_health_info
   - module: gpudirect.gcp.gpu_nic_ready
-  - role: gpudirect.gcp.node_health
-    description: Runs the same checks on a timer on each node.
 """
 
 EXAMPLES = r"""

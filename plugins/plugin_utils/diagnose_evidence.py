@@ -5,11 +5,13 @@
 
 The role keeps each check's registered result as it came (``results``) with the
 settings the checks used (``settings``); this turns them into the evidence
-node_checks and diagnose read. A check that did not run (left out with tags,
-not for this family, or after a check that could not finish) is None; a check
-that ran but could not answer is ``{"error": why}``. Registered results are
-read by their keys, not their ``failed`` flag: the role registers with
-``failed_when: false``, which clears that flag.
+node_checks and diagnose read. The node-level checks come as one result of
+gpudirect.gcp.node_health_info (``results.node``), whose parts are those the
+run's tags asked for (``settings.parts``). A part that was not asked for (left
+out with tags, or not for this family) is None; a part that could not answer is
+``{"error": why}``. Registered results are read by their keys, not their
+``failed`` flag: the role registers with ``failed_when: false``, which clears
+that flag.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,60 +31,84 @@ def _why(result, default="failed"):
     return msg if msg else default
 
 
-def gpu(result):
-    if not _ran(result):
+# the node check's parts, with the component of the warning a part gives when it cannot run
+PARTS = {"gpu": "gpu", "nics": "nic", "rxdm": "rxdm", "plugin": "nccl_plugin", "profile": "nccl_profile",
+         "maintenance": "host"}
+
+
+def part(node, key, parts):
+    """(state, error) of one part of the node check: (None, None) when it was not asked for or the family has
+    none, (None, why) when it could not answer."""
+    if key not in parts or not _ran(node):
+        return None, None
+    if "findings" not in node:
+        return None, _why(node)
+    state = node.get(key)
+    if state is not None:
+        return state, None
+    for item in node["findings"]:
+        if item.get("component") == PARTS[key] and item.get("subject") in (key, "interfaces"):
+            return None, item.get("cause") or "could not run"
+    return None, None
+
+
+def gpu(node, parts):
+    state, error = part(node, "gpu", parts)
+    if state is None and error is None:
         return None
-    if "findings" not in result:
-        return {"error": _why(result), "findings": []}
-    return {"error": None, "driver": result.get("driver"), "findings": result["findings"]}
+    # the GPU part's own warning when it could not run is one of these findings
+    found = [f for f in (node.get("findings") or []) if f.get("component") in ("gpu", "imex", "rdma")]
+    if state is None and not found:
+        return {"error": error, "findings": []}
+    return {"error": None, "driver": (state or {}).get("driver"), "findings": found}
 
 
-def nic(nic_map, checked):
-    if not _ran(nic_map):
+def nic(nic_map, node, parts):
+    if not _ran(nic_map) or "nics" not in parts:
         return None
     if "ansible_facts" not in nic_map:
         return {"error": _why(nic_map), "nics": []}
-    if not _ran(checked):
+    state, error = part(node, "nics", parts)
+    if error:
+        return {"error": error, "nics": []}
+    if not state:
         return {"error": "the inventory gives this node no GPU NICs (gpu_nics)", "nics": []}
-    if "nics" not in checked:
-        return {"error": _why(checked), "nics": []}
-    return {"error": None, "nics": checked["nics"]}
+    return {"error": None, "nics": state}
 
 
-def rxdm(engine, state, container, unit):
-    if not _ran(engine):
+def rxdm(node, parts, container, unit):
+    state, error = part(node, "rxdm", parts)
+    if state is None and error is None:
         return None
     base = {"container": container, "unit": unit}
-    if not _ran(state):
-        base["error"] = "no container engine: %s" % _why(engine, "not found")
+    if state is None or state.get("error"):
+        base["error"] = error or state["error"]
         return base
     base.update({
-        "error": None if "ready" in state else _why(state),
-        "ready": state.get("ready", False), "reason": state.get("reason", ""), "image": state.get("image"),
-        "unit_state": state.get("unit_state"), "restarts": state.get("restarts"),
+        "error": None, "ready": bool(state.get("ready")), "reason": state.get("reason", ""),
+        "image": state.get("image"), "unit_state": state.get("unit_state"), "restarts": state.get("restarts"),
         "log_tail": state.get("log_tail") or [],
     })
     return base
 
 
-def plugin(result):
-    if not _ran(result):
-        return None
-    if "record_path" not in result:
-        return {"error": _why(result)}
-    return {"error": None, "record_path": result["record_path"], "record": result.get("record"),
-            "record_problem": result.get("record_problem"), "missing": result.get("missing") or [],
-            "modified": result.get("modified") or [], "ld_so_conf": result.get("ld_so_conf")}
+def plugin(node, parts):
+    state, error = part(node, "plugin", parts)
+    if state is None:
+        return None if error is None else {"error": error}
+    return {"error": None, "record_path": state.get("record_path"), "record": state.get("record"),
+            "record_problem": state.get("record_problem"), "missing": state.get("missing") or [],
+            "modified": state.get("modified") or [], "ld_so_conf": state.get("ld_so_conf")}
 
 
-def profile(result, path, expected, expected_error):
-    if not _ran(result):
+def profile(node, parts, path, expected, expected_error):
+    state, error = part(node, "profile", parts)
+    if state is None and error is None:
         return None
-    present = bool(result.get("present"))
-    # the reason alone, as the agent has it (the module's msg repeats the path)
-    why = None if present else (result.get("read_error") or _why(result))
-    return {"path": path, "present": present, "error": why,
-            "problems": result.get("problems") or [], "env": result.get("env") or {},
+    state = state or {"present": False, "error": error}
+    present = bool(state.get("present"))
+    return {"path": path, "present": present, "error": None if present else (state.get("error") or "missing"),
+            "problems": state.get("problems") or [], "env": state.get("env") or {},
             "expected": expected, "expected_error": expected_error}
 
 
@@ -107,13 +133,14 @@ def _stat_records(result, key, value, sources=None):
     return out
 
 
-def maintenance(result):
-    if not _ran(result):
+def maintenance(node, parts):
+    state, error = part(node, "maintenance", parts)
+    if state is None and error is None:
         return None
-    if "findings" in result:
-        return result["findings"]
-    return [{"component": "host", "subject": "maintenance", "severity": "warn", "can_reschedule": False,
-             "cause": "could not run: %s" % _why(result)}]
+    if error and not isinstance(node.get("findings"), list):
+        return [{"component": "host", "subject": "maintenance", "severity": "warn", "can_reschedule": False,
+                 "cause": "could not run: %s" % error}]
+    return [f for f in node["findings"] if f.get("component") == "host" and f.get("subject") == "maintenance"]
 
 
 def os_release(result):
@@ -132,21 +159,22 @@ def shape(raw):
         return raw
     res = raw.get("results") or {}
     settings = raw.get("settings") or {}
+    node, parts = res.get("node"), settings.get("parts") or []
     return {
         "reach": raw.get("reach") or {"ok": True, "msg": ""},
         "family": raw.get("family"),
         "zone": raw.get("zone"),
         "error": raw.get("error"),
-        "gpu": gpu(res.get("gpu")),
-        "nic": nic(res.get("nic_map"), res.get("nic")),
-        "rxdm": rxdm(res.get("engine"), res.get("rxdm"), settings.get("rxdm_container"), settings.get("rxdm_unit")),
-        "plugin": plugin(res.get("plugin")),
-        "profile": profile(res.get("profile"), settings.get("profile_file"), res.get("expected_profile"),
+        "gpu": gpu(node, parts),
+        "nic": nic(res.get("nic_map"), node, parts),
+        "rxdm": rxdm(node, parts, settings.get("rxdm_container"), settings.get("rxdm_unit")),
+        "plugin": plugin(node, parts),
+        "profile": profile(node, parts, settings.get("profile_file"), res.get("expected_profile"),
                            res.get("expected_profile_error")),
         "topology": topology(res.get("topology"), settings.get("topology")),
         "devices": _stat_records(res.get("devices"), "path", "present", settings.get("device_sources") or {}),
         "kernel_modules": _stat_records(res.get("kernel_modules"), "name", "loaded"),
-        "maintenance": maintenance(res.get("maintenance")),
+        "maintenance": maintenance(node, parts),
         "versions": raw.get("versions") or {},
         "os_release": os_release(res.get("os_release")),
     }

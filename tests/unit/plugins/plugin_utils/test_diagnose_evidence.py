@@ -19,31 +19,46 @@ NIC = {"name": "enp6s0", "iface": "enp6s0", "expected_ip": "10.1.0.1", "local_pr
        "peers": []}
 
 
-def raw(**results):
+ALL = ["gpu", "nics", "rxdm", "plugin", "profile", "maintenance"]
+
+
+def node(**parts):
+    """node_health_info's result on a healthy a3-mega node, with the given parts in place of its own."""
+    base = {
+        "changed": False, "failed": False, "family": "a3-mega", "verdict": "pass", "summary": "healthy",
+        "gpu": {"driver": "550.90.07", "count": 8, "expected": 8, "gpus": [], "xids": [], "rdma_ports": []},
+        "nics": [NIC],
+        "rxdm": {"ready": True, "reason": "", "image": "img:" + RXDM, "unit_state": "active", "restarts": 0,
+                 "log_tail": []},
+        "plugin": {"record_path": "/var/lib/tcpxo/.gpudirect-installed", "record": {"tag": PLUGIN}, "missing": [],
+                   "modified": [], "ld_so_conf": None, "intact": True},
+        "profile": {"path": "/etc/nccl.env", "present": True, "error": None, "problems": [], "env": {"A": "1"},
+                    "consistent": True},
+        "maintenance": {"event": "NONE", "upcoming": None},
+        "findings": [],
+    }
+    base.update(parts)
+    return base
+
+
+def raw(parts=None, **results):
     """The role's record of a healthy a3-mega node, with the given results in place of its own."""
     base = {
-        "gpu": {"changed": False, "failed": False, "driver": "550.90.07", "findings": []},
+        "node": node(),
         "nic_map": {"changed": False, "failed": False, "ansible_facts": {"gpu_nic_facts": {"gpu_nics": []}}},
-        "nic": {"changed": False, "failed": False, "nics": [NIC]},
-        "engine": {"changed": False, "failed": False, "path": "/usr/bin/docker"},
-        "rxdm": {"changed": False, "failed": False, "ready": True, "reason": "", "image": "img:" + RXDM,
-                 "unit_state": "active", "restarts": 0, "log_tail": ["ready"]},
-        "plugin": {"changed": False, "failed": False, "record_path": "/var/lib/tcpxo/.gpudirect-installed",
-                   "record": {"tag": PLUGIN}, "missing": [], "modified": [], "ld_so_conf": None},
-        "profile": {"changed": False, "failed": False, "present": True, "problems": [], "env": {"A": "1"}},
         "expected_profile": {"A": "1"},
         "expected_profile_error": None,
         "topology": dict(SKIPPED),
         "devices": {"results": [{"item": "/dev/dmabuf_import_helper", "stat": {"exists": True}}]},
         "kernel_modules": {"results": [{"item": "import-helper", "stat": {"exists": False}}]},
-        "maintenance": {"changed": False, "failed": False, "findings": []},
         "os_release": {"content": base64.b64encode(b"ID=ubuntu\n").decode(), "encoding": "base64"},
     }
     base.update(results)
     return {"reach": {"ok": True, "msg": ""}, "family": "a3-mega", "zone": "z", "error": None,
             "versions": {"plugin": PLUGIN}, "results": base,
-            "settings": {"rxdm_container": "rxdm", "rxdm_unit": "rxdm.service", "profile_file": "/etc/nccl.env",
-                         "topology": {}, "device_sources": {}}}
+            "settings": {"parts": ALL if parts is None else parts, "rxdm_container": "rxdm",
+                         "rxdm_unit": "rxdm.service", "profile_file": "/etc/nccl.env", "topology": {},
+                         "device_sources": {}}}
 
 
 def test_a_healthy_record_becomes_the_evidence_the_checks_read():
@@ -61,31 +76,60 @@ def test_a_healthy_record_becomes_the_evidence_the_checks_read():
     assert ev["maintenance"] == [] and ev["os_release"] == "ID=ubuntu\n" and ev["versions"] == {"plugin": PLUGIN}
 
 
-def test_checks_left_out_are_none_and_checks_that_could_not_answer_say_why():
-    ev = de.shape(raw(gpu=SKIPPED, nic_map=SKIPPED, engine=SKIPPED, plugin=SKIPPED, profile=SKIPPED,
-                      maintenance=SKIPPED, os_release={}))
+def test_parts_the_tags_left_out_are_none_whatever_the_node_returned():
+    ev = de.shape(raw(parts=["rxdm"], os_release={}))
+    assert [ev[k] for k in ("gpu", "nic", "plugin", "profile", "maintenance")] == [None] * 5
+    assert ev["rxdm"]["ready"] is True and ev["os_release"] == ""
+    # a family without RxDM: the config has no rxdm part, so the node returns none
+    ev = de.shape(raw(node=node(rxdm=None)))
+    assert ev["rxdm"] is None
+    # nothing ran (a check before it could not finish)
+    ev = de.shape(raw(node=SKIPPED, nic_map=SKIPPED))
     assert [ev[k] for k in ("gpu", "nic", "rxdm", "plugin", "profile", "maintenance")] == [None] * 6
-    assert ev["os_release"] == ""
-    # failed_when: false clears `failed`, so a module's own failure shows only as its message
-    failed = {"changed": False, "failed": False, "msg": "nvidia-smi: not found"}
-    ev = de.shape(raw(gpu=failed, nic_map=failed, plugin=failed, profile=dict(failed, present=False),
-                      maintenance=failed))
-    assert ev["gpu"] == {"error": "nvidia-smi: not found", "findings": []}
-    assert ev["nic"] == {"error": "nvidia-smi: not found", "nics": []}
-    assert ev["plugin"] == {"error": "nvidia-smi: not found"}
-    assert ev["profile"]["present"] is False and ev["profile"]["error"] == "nvidia-smi: not found"
-    assert ev["maintenance"][0]["cause"] == "could not run: nvidia-smi: not found"
-    assert ev["maintenance"][0]["severity"] == "warn"
+
+
+def test_a_node_check_that_could_not_run_says_why_in_every_part_it_was_asked_for():
+    # failed_when: false clears `failed`, so the module's own failure shows only as its message
+    failed = {"changed": False, "failed": False, "msg": "nics[0]: has neither iface, mac nor nic"}
+    ev = de.shape(raw(node=failed))
+    why = failed["msg"]
+    assert ev["gpu"] == {"error": why, "findings": []}
+    assert ev["nic"] == {"error": why, "nics": []}
+    assert ev["rxdm"] == {"container": "rxdm", "unit": "rxdm.service", "error": why}
+    assert ev["plugin"] == {"error": why}
+    assert ev["profile"]["present"] is False and ev["profile"]["error"] == why
+    assert ev["maintenance"] == [{"component": "host", "subject": "maintenance", "severity": "warn",
+                                  "can_reschedule": False, "cause": "could not run: " + why}]
+
+
+def test_one_part_that_could_not_run_keeps_its_warning_and_costs_no_other():
+    warn = {"component": "nccl_plugin", "subject": "plugin", "severity": "warn",
+            "cause": "the check could not run: [Errno 13] Permission denied"}
+    nic_warn = {"component": "nic", "subject": "interfaces", "severity": "warn",
+                "cause": "cannot read the interfaces: ip: timed out"}
+    ev = de.shape(raw(node=node(plugin=None, nics=None, findings=[warn, nic_warn])))
+    assert ev["plugin"] == {"error": warn["cause"]}
+    assert ev["nic"] == {"error": nic_warn["cause"], "nics": []}
+    assert ev["rxdm"]["ready"] is True and ev["profile"]["present"] is True
 
 
 def test_no_nic_to_check_and_no_container_engine_are_named():
-    ev = de.shape(raw(nic=SKIPPED))
+    ev = de.shape(raw(node=node(nics=[])))
     assert ev["nic"]["error"] == "the inventory gives this node no GPU NICs (gpu_nics)"
-    ev = de.shape(raw(engine={"changed": False, "failed": False, "msg": "neither docker nor podman"}, rxdm=SKIPPED))
+    ev = de.shape(raw(node=node(rxdm={"ready": None, "error": "no container engine: neither docker nor podman"})))
     assert ev["rxdm"] == {"container": "rxdm", "unit": "rxdm.service",
                           "error": "no container engine: neither docker nor podman"}
-    ev = de.shape(raw(rxdm={"changed": False, "failed": False, "msg": "docker inspect timed out"}))
-    assert ev["rxdm"]["error"] == "docker inspect timed out" and ev["rxdm"]["ready"] is False
+
+
+def test_gpu_and_maintenance_findings_are_the_nodes_own():
+    gpu = {"component": "gpu", "subject": "GPU 3 (0000:8a:00.0)", "severity": "fail", "cause": "Xid 79",
+           "rung": "reboot"}
+    rdma = {"component": "rdma", "subject": "mlx5_0 port 1", "severity": "fail", "cause": "DOWN"}
+    due = {"component": "host", "subject": "maintenance", "severity": "warn", "cause": "due in 3 h",
+           "can_reschedule": True}
+    ev = de.shape(raw(node=node(findings=[gpu, rdma, due])))
+    assert ev["gpu"]["findings"] == [gpu, rdma]
+    assert ev["maintenance"] == [due]
 
 
 def test_a_device_looked_for_elsewhere_keeps_its_own_path_as_the_subject():
