@@ -24,17 +24,15 @@ __metaclass__ = type
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_ready
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import finding
 
-_label = nic_ready.subject
-
 
 def localise(nics_by_host, repairs):
-    """Findings for the GPU NICs of every host: {host: [gpu_nic_ready nic result]} -> [finding]."""
+    """Findings for the GPU NICs of every host: {host: [node_health_info's nics result]} -> [finding]."""
     out = []
     by_addr = {}
     bad = set()
     for host in sorted(nics_by_host):
         for nic in nics_by_host[host] or []:
-            end = (host, _label(nic))
+            end = (host, nic_ready.subject(nic))
             if nic.get("expected_ip"):
                 by_addr[nic["expected_ip"]] = end
             own = nic_ready.own_finding(nic)
@@ -44,7 +42,7 @@ def localise(nics_by_host, repairs):
     paths = {}
     for host in sorted(nics_by_host):
         for nic in nics_by_host[host] or []:
-            src = (host, _label(nic))
+            src = (host, nic_ready.subject(nic))
             for ping in nic.get("peers") or []:
                 dst = by_addr.get(ping.get("address"))
                 # ok None: the ping never left this node (a local send error), so the path is not judged
