@@ -8,13 +8,16 @@ PYTHON ?= python3
 VENV ?= $(CURDIR)/.venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# the newest supported ansible-core, for the static stages and the site scenario
+NEWEST := $(CURDIR)/build/venv-newest
+NEWEST_STAMP := $(NEWEST)/.installed
 NODES ?= 2
 FAMILY ?= a3-mega
 VARIANT ?= ubuntu
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-pairing bench-scaling clean
+.PHONY: help deps system-deps venv venv-newest test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-pairing bench-scaling clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
@@ -30,18 +33,27 @@ help:
 system-deps:
 	@scripts/install-system-deps.sh
 
-# requirements-dev.txt also brings the collections galaxy.yml depends on (PyPI's ansible)
-$(STAMP): requirements.txt requirements-dev.txt
+# requirements-dev.txt also brings the collections galaxy.yml depends on (PyPI's
+# ansible); .venv gets the oldest supported ansible-core, build/venv-newest the newest
+$(STAMP): requirements.txt requirements-dev.txt tests/requirements/oldest.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -U pip
-	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	$(BIN)/python -m pip install -q -r requirements-dev.txt -c tests/requirements/oldest.txt
 	@touch $(STAMP)
+
+$(NEWEST_STAMP): requirements.txt requirements-dev.txt tests/requirements/newest.txt
+	@test -x $(NEWEST)/bin/python || "$$(scripts/newest-python.sh)" -m venv $(NEWEST)
+	$(NEWEST)/bin/python -m pip install -q -U pip
+	$(NEWEST)/bin/python -m pip install -q -r requirements-dev.txt -c tests/requirements/newest.txt
+	@touch $(NEWEST_STAMP)
 
 venv: $(STAMP)
 
+venv-newest: $(NEWEST_STAMP)
+
 deps: system-deps venv
 
-test: deps
+test: deps venv-newest
 	@scripts/run-tests.sh
 
 lint: venv
@@ -56,7 +68,7 @@ units: venv
 integration: deps
 	@scripts/run-tests.sh integration
 
-molecule: deps
+molecule: deps venv-newest
 	@scripts/run-tests.sh molecule
 
 build: venv

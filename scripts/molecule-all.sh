@@ -7,6 +7,8 @@
 #   scripts/molecule-all.sh rxdm sandbox    only these
 #   MOLECULE_JOBS=1 scripts/molecule-all.sh one at a time
 # Logs: build/molecule/<scenario>.log.  Exits non-zero if any scenario failed.
+# The scenarios in MOLECULE_NEWEST (default: site) run on the newest supported
+# ansible-core (build/venv-newest, `make venv-newest`), the others on the oldest.
 # The summary says how busy the CPUs were over the stage (from /proc/stat),
 # the figure to look at before changing MOLECULE_JOBS.
 # Each scenario's seconds are kept in build/molecule/_durations; the next run
@@ -63,17 +65,27 @@ if ! "$root/.venv/bin/python" tests/sandbox/sandbox.py images > "$logs/_images.l
   exit 1
 fi
 
+newest_scenarios=" ${MOLECULE_NEWEST-site} "
+for s in "${scenarios[@]}"; do
+  if [[ $newest_scenarios == *" $s "* ]] && [ ! -x "$root/build/venv-newest/bin/molecule" ]; then
+    echo "molecule: $s runs on the newest ansible-core: run make venv-newest first (it needs Python 3.12 or newer)" >&2
+    exit 2
+  fi
+done
+
 # Scenarios run from extensions/ with the base config named explicitly.
 run_one() {
-  local s="$1" t0=$SECONDS rc
-  (cd "$root/extensions" && molecule -c molecule/config.yml test -s "$s") > "$logs/$s.log" 2>&1
+  local s="$1" t0=$SECONDS rc path="$PATH"
+  [[ $newest_scenarios == *" $s "* ]] && path="$root/build/venv-newest/bin:$PATH"
+  (cd "$root/extensions" && PATH="$path" && ansible --version | head -1 &&
+    molecule -c molecule/config.yml test -s "$s") > "$logs/$s.log" 2>&1
   rc=$?
   echo "$s $rc $((SECONDS - t0))" >> "$logs/_results"
   if [ "$rc" -eq 0 ]; then status=passed; else status=FAILED; fi
   printf 'molecule: %-16s %-7s %4ss  (%s)\n' "$s" "$status" "$((SECONDS - t0))" "$logs/$s.log"
 }
 export -f run_one
-export logs root
+export logs root newest_scenarios
 : > "$logs/_results"
 # busy and total jiffies of all CPUs so far (the first line of /proc/stat)
 cpu_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat; }

@@ -11,8 +11,11 @@ export ANSIBLE_CONFIG="$root/ansible.cfg"
 export ANSIBLE_NOCOLOR=1 PY_COLORS=0
 "$root/scripts/link-collection.sh"
 
+# the static stages run on the oldest supported ansible-core (.venv) and again,
+# as *-newest, on the newest (build/venv-newest, on Python 3.12 or newer)
+newest="$root/build/venv-newest"
 stages=("$@")
-[ "${#stages[@]}" -gt 0 ] || stages=(lint sanity units build integration molecule)
+[ "${#stages[@]}" -gt 0 ] || stages=(lint sanity units build sanity-newest units-newest build-newest integration molecule)
 
 stage_lint() {
   ansible-lint --profile production
@@ -32,6 +35,19 @@ stage_build() {
   echo "built and installed $tarball"
   "$root/scripts/check-docs.sh" "$root/build/dist/installed"
 }
+
+on_newest() {
+  if [ ! -x "$newest/bin/ansible" ]; then
+    echo "no $newest: run make venv-newest (it needs a Python 3.12 or newer)" >&2
+    return 1
+  fi
+  "$newest/bin/ansible" --version | head -1
+  PATH="$newest/bin:$PATH" CORE=newest "$@"
+}
+
+stage_sanity-newest() { on_newest stage_sanity; }
+stage_units-newest() { on_newest stage_units; }
+stage_build-newest() { on_newest stage_build; }
 
 stage_integration() {
   pytest -q tests/integration

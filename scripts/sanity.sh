@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
 # ansible-test wants the collection under .../ansible_collections/gpudirect/gcp:
 # copy the tracked and new (not ignored) files there and run sanity.
+#   scripts/sanity.sh [ansible-test options]       the oldest supported ansible-core
+#   CORE=newest scripts/sanity.sh [options]        the newest (on a Python 3.12 or newer)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+core="${CORE:-oldest}"
+case "$core" in
+  oldest) python=python3 ;;
+  newest) python=$("$root/scripts/newest-python.sh") ;;
+  *) echo "sanity: CORE must be oldest or newest, not $core" >&2; exit 2 ;;
+esac
 # The copy must live outside this git work tree: inside it, ansible-test would
 # ask git for the file list and find build/ ignored.
 # One copy per checkout, so that two checkouts' runs never delete each other's.
-work="${SANITY_TMPDIR:-/tmp}/gpudirect-gcp-sanity-$(printf '%s' "$root" | sha256sum | cut -c1-12)"
+work="${SANITY_TMPDIR:-/tmp}/gpudirect-gcp-sanity-$(printf '%s' "$root" | sha256sum | cut -c1-12)-$core"
 tree="$work/ansible_collections/gpudirect/gcp"
 rm -rf "$work" && mkdir -p "$tree"
 (cd "$root" && git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ "$tree/")
 # ansible-test's --venv mode downloads get-pip from a host this network cannot
 # reach, so sanity runs --local in a virtualenv of its own, where ansible-test
 # may pin its tools without disturbing .venv.
-svenv="$root/build/venv-sanity"
-if [ ! -x "$svenv/bin/ansible-test" ]; then
-  python3 -m venv "$svenv"
+svenv="$root/build/venv-sanity-$core"
+pins="$root/tests/requirements/$core.txt"
+if [ ! -x "$svenv/bin/ansible-test" ] || [ "$pins" -nt "$svenv/bin/ansible-test" ]; then
+  rm -rf "$svenv"
+  "$python" -m venv "$svenv"
   "$svenv/bin/pip" install -q -U pip
-  "$svenv/bin/pip" install -q "$(grep -E '^ansible-core' "$root/requirements-dev.txt")" -r "$root/requirements.txt"
+  "$svenv/bin/pip" install -q "$(grep -E '^ansible-core' "$pins")" -r "$root/requirements.txt"
 fi
 # Seed ansible-test's cache with the offline bootstrap for the pip it pins.
 # ansible-test has no public way to ask for that version, so it is read from
@@ -33,4 +43,5 @@ cache="$HOME/.ansible/test/cache/get_pip_${pip_version//./_}.py"
 mkdir -p "$(dirname "$cache")"
 sed "s|@PIP_HOST_PYTHON@|$svenv/bin/python|" "$root/scripts/get-pip-offline.py" > "$cache"
 cd "$tree"
-PATH="$svenv/bin:$PATH" ansible-test sanity --color no --local --requirements --python "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" "$@"
+PATH="$svenv/bin:$PATH" ansible-test sanity --color no --local --requirements \
+  --python "$("$svenv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" "$@"

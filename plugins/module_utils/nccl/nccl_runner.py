@@ -113,7 +113,9 @@ class Job(object):
 def _run_job(job, timeout_s):
     start = time.time()
     try:
-        proc = subprocess.Popen(job.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        # several mpiruns at once, each in its own process group to kill whole at its time limit:
+        # more than run_command does
+        proc = subprocess.Popen(job.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,  # pylint: disable=ansible-bad-function
                                 stdin=subprocess.DEVNULL, preexec_fn=os.setsid)
     except OSError as exc:
         job.rc, job.output = 127, "cannot start %s: %s" % (job.argv[0], exc)
