@@ -36,7 +36,7 @@ system-deps:
 # requirements-dev.txt also brings the collections galaxy.yml depends on (PyPI's
 # ansible); .venv gets the oldest supported ansible-core, build/venv-newest the newest
 $(STAMP): requirements.txt requirements-dev.txt tests/requirements/oldest.txt
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@test -x $(BIN)/python || { PYTHON=$(PYTHON) scripts/install-system-deps.sh --venv && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install -q -U pip
 	$(BIN)/python -m pip install -q -r requirements-dev.txt -c tests/requirements/oldest.txt
 	@touch $(STAMP)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Renders the documentation of every plugin and module of the installed
-# collection with ansible-doc; fails when one does not render.
+# Renders the documentation of every plugin, module and role of the installed
+# collection with ansible-doc, then lints it as a docsite build reads it
+# (antsibull-docs lint-collection-docs); fails when one does not render or lint.
 set -euo pipefail
 installed="$1"
 export ANSIBLE_COLLECTIONS_PATH="$installed"
@@ -34,4 +35,11 @@ for role in "$coll"/roles/*/; do
     echo "ansible-doc -t role gpudirect.gcp.$name: FAILED: $(head -c 400 "$installed/doc-err.txt")"; fail=1
   fi
 done
+if (cd "$coll" && antsibull-docs lint-collection-docs --plugin-docs . > "$installed/docs-lint.txt" 2>&1); then
+  echo "antsibull-docs lint-collection-docs: ok"
+else
+  echo "antsibull-docs lint-collection-docs: FAILED:"
+  grep -v '^ ' "$installed/docs-lint.txt" | head -20
+  fail=1
+fi
 exit $fail

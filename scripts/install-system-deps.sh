@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the sandbox and the tests need, only when missing.
+#   scripts/install-system-deps.sh          everything
+#   scripts/install-system-deps.sh --venv   only what `python3 -m venv` needs
+# (Debian's python3 has no ensurepip without python3-venv).
 set -euo pipefail
+python="${PYTHON:-python3}"
+missing=()
+"$python" -c 'import ensurepip' 2>/dev/null || missing+=("python3-venv")
 
 declare -A want=(
   [podman]=podman
@@ -19,7 +25,7 @@ declare -A want=(
   # promtool validates the node health metrics and alert rules
   [promtool]=prometheus
 )
-missing=()
+[ "${1:-}" = --venv ] && want=()
 for cmd in "${!want[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "$cmd" >/dev/null 2>&1 || missing+=("${want[$cmd]}")
 done

@@ -18,7 +18,7 @@ stages=("$@")
 [ "${#stages[@]}" -gt 0 ] || stages=(lint sanity units build sanity-newest units-newest build-newest integration molecule)
 
 stage_lint() {
-  ansible-lint --profile production
+  ansible-lint --profile production && antsibull-changelog lint
 }
 
 stage_sanity() {

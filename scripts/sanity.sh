@@ -17,7 +17,8 @@ esac
 work="${SANITY_TMPDIR:-/tmp}/gpudirect-gcp-sanity-$(printf '%s' "$root" | sha256sum | cut -c1-12)-$core"
 tree="$work/ansible_collections/gpudirect/gcp"
 rm -rf "$work" && mkdir -p "$tree"
-(cd "$root" && git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ "$tree/")
+# a file deleted but not yet committed is still listed: skip it
+(cd "$root" && git ls-files -co --exclude-standard -z | rsync -a --from0 --ignore-missing-args --files-from=- ./ "$tree/")
 # ansible-test's --venv mode downloads get-pip from a host this network cannot
 # reach, so sanity runs --local in a virtualenv of its own, where ansible-test
 # may pin its tools without disturbing .venv.

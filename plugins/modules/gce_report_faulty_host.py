@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: gce_report_faulty_host
 short_description: Report the host under a Compute Engine VM as faulty, so that Google repairs it
-version_added: 1.2.0
+version_added: 1.0.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:

@@ -146,7 +146,7 @@ nics:
     up:
       description: Whether the interface is up (administratively up, with carrier); false when none matched.
       type: bool
-      version_added: 1.2.0
+      version_added: 1.0.0
     mtu:
       description: The interface's MTU.
       type: int

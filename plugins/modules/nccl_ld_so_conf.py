@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: nccl_ld_so_conf
 short_description: Register (or remove) the NCCL plugin's library directory with the dynamic linker
-version_added: 1.1.0
+version_added: 1.0.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:

@@ -72,7 +72,7 @@ options:
       - Also write those metrics to C(gpudirect_nccl_tests.prom) in this directory (node_exporter's textfile directory
         on the controller), through a temporary file and a rename; each run replaces the last.
     type: path
-    version_added: 1.2.0
+    version_added: 1.0.0
 attributes:
   check_mode:
     support: full

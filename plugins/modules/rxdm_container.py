@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: rxdm_container
 short_description: Remove an RxDM container left in the node's container engine
-version_added: 1.1.0
+version_added: 1.0.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:

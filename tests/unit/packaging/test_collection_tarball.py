@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The built collection holds the collection, never the working tree's results or caches."""
+"""The built collection holds what users run: never the working tree's results or caches, nor the
+development toolchain."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -18,6 +19,15 @@ LEFTOVERS = ["nccl-reports/run-1/report.json", "reports/run-1/report.html", ".py
              "tests/unit/.pytest_cache/x"]
 FORBIDDEN = ("nccl-reports/", "reports/", ".pytest_cache", "__pycache__", ".pyc", ".hypothesis/", ".ansible/",
              ".venv/", "build/", ".git/")
+# the development toolchain, at the top of the tree
+DEVELOPMENT = ("tests/", "extensions/", "benchmarks/", "scripts/", "inventories/sandbox/", "changelogs/fragments/",
+               ".ci/", "Makefile", "requirements-dev.txt", "pytest.ini", "conftest.py", "ansible.cfg", ".ansible-lint",
+               ".yamllint", ".gitignore")
+# what users run
+SHIPPED = ("playbooks/diagnose.yml", "plugins/inventory/gce_gpu.py", "roles/diagnose/tasks/main.yml", "site.yml",
+           "README.md", "COPYING", "requirements.txt", "requirements.yml", "meta/runtime.yml", "bindep.txt",
+           "changelogs/changelog.yaml", "docs/diagnose.md", "monitoring/prometheus/gpudirect.rules.yml",
+           "awx/controller/job_templates.yml")
 
 
 def test_tarball_has_no_results_or_caches(tmp_path):
@@ -35,5 +45,7 @@ def test_tarball_has_no_results_or_caches(tmp_path):
         names = tar.getnames()
     shipped = [n for n in names if any(bad in n + ("/" if not n.endswith("/") else "") for bad in FORBIDDEN)]
     assert shipped == []
-    for wanted in ("playbooks/diagnose.yml", "plugins/inventory/gce_gpu.py", "roles/diagnose/tasks/main.yml"):
-        assert wanted in names
+    missing = [wanted for wanted in SHIPPED if wanted not in names]
+    assert missing == []
+    development = [n for n in names if n.startswith(DEVELOPMENT) or n + "/" in DEVELOPMENT]
+    assert development == []
