@@ -30,10 +30,6 @@ author:
 extends_documentation_fragment:
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
-attributes:
-  facts:
-    support: full
-    description: Sets C(ansible_facts.gce_node_topology).
 options:
   metadata_url:
     description:
@@ -56,7 +52,7 @@ options:
   required:
     description:
       - Fail when the metadata server has no placement data for the node.
-      - When false, a node without placement data returns an empty RV(ansible_facts.gce_node_topology).
+      - When false, a node without placement data returns an empty RV(topology).
     type: bool
     default: false
 notes:
@@ -87,20 +83,15 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
-ansible_facts:
-  description: The node's placement.
+topology:
+  description:
+    - The node's placement, with the keys C(cluster), C(block), C(subblock) and C(host) (those known), or an
+      empty mapping when the metadata server has none. An C(_info) module sets no facts; register it.
+    - C(physical_host) gives no cluster.
   returned: always
   type: dict
-  contains:
-    gce_node_topology:
-      description:
-        - The placement with the keys C(cluster), C(block), C(subblock) and C(host) (those known), or an empty
-          mapping when the metadata server has none.
-        - C(physical_host) gives no cluster.
-      returned: always
-      type: dict
-      sample: {"cluster": "europe-west1-cluster-jfhb", "block": "3e8c1a9f0b2d4c6e8a0b1c2d3e4f5a6b",
-               "subblock": "7d9e0f1a2b3c4d5e6f708192a3b4c5d6", "host": "0a1b2c3d4e5f60718293a4b5c6d7e8f9"}
+  sample: {"cluster": "europe-west1-cluster-jfhb", "block": "3e8c1a9f0b2d4c6e8a0b1c2d3e4f5a6b",
+           "subblock": "7d9e0f1a2b3c4d5e6f708192a3b4c5d6", "host": "0a1b2c3d4e5f60718293a4b5c6d7e8f9"}
 source:
   description: The attribute the placement came from, C(physical_host_topology) or C(physical_host); C(none)
     when neither placed the node.
@@ -156,7 +147,7 @@ def run_module(opener=None):
         result = metadata_topology.observe(p["metadata_url"], p["timeout"], p["expected"], **kwargs)
     except (ModuleInputError, metadata_topology.MetadataError) as exc:
         gm.fail(str(exc))
-    out = dict(changed=False, ansible_facts={"gce_node_topology": result["topology"]},
+    out = dict(changed=False, topology=result["topology"],
                source=result["source"] or "none", mismatches=result["mismatches"],
                consistent=result["consistent"])
     if p["expected"] and not topology.normalize(p["expected"]):

@@ -115,9 +115,9 @@ def profile(node, parts, path, expected, expected_error):
 def topology(result, expected):
     if not _ran(result):
         return None
-    facts = result.get("ansible_facts")
-    return {"error": None if isinstance(facts, dict) else _why(result), "expected": expected,
-            "observed": (facts or {}).get("gce_node_topology") or {}, "source": result.get("source"),
+    observed = result.get("topology")
+    return {"error": None if isinstance(observed, dict) else _why(result), "expected": expected,
+            "observed": observed or {}, "source": result.get("source"),
             "mismatches": result.get("mismatches") or []}
 
 

@@ -94,7 +94,7 @@ def test_no_header_is_403_and_the_node_gets_its_own_answer(metadata):
 def test_module_prefers_the_json_and_reports_a_mismatch(metadata, capsys):
     out = run({"metadata_url": metadata.url, "expected": {"block": "b1", "subblock": "s2"}}, capsys)
     assert "failed" not in out and out["source"] == "physical_host_topology"
-    assert out["ansible_facts"]["gce_node_topology"] == {"cluster": "c1", "block": "b1", "subblock": "s1",
+    assert out["topology"] == {"cluster": "c1", "block": "b1", "subblock": "s1",
                                                          "host": "h1"}
     assert out["mismatches"] == ["subblock: inventory says s2, node says s1"] and out["consistent"] is False
     assert warnings(out) == [out["msg"]]
@@ -103,10 +103,10 @@ def test_module_prefers_the_json_and_reports_a_mismatch(metadata, capsys):
 def test_module_follows_the_file_as_it_changes(metadata, capsys):
     metadata.place({NODE: {"physical_host": "/pb/ps/ph"}})
     out = run({"metadata_url": metadata.url}, capsys)
-    assert out["source"] == "physical_host" and out["ansible_facts"]["gce_node_topology"]["block"] == "pb"
+    assert out["source"] == "physical_host" and out["topology"]["block"] == "pb"
     metadata.place({"10.0.0.9": {"physical_host": "/pb/ps/ph"}})
     out = run({"metadata_url": metadata.url}, capsys)
-    assert "failed" not in out and out["source"] == "none" and out["ansible_facts"]["gce_node_topology"] == {}
+    assert "failed" not in out and out["source"] == "none" and out["topology"] == {}
     out = run({"metadata_url": metadata.url, "required": True}, capsys)
     assert out["failed"] is True and out["msg"].endswith("absent or empty); required is true")
 

@@ -37,7 +37,7 @@ def test_placement_from_the_json_attribute_in_check_mode_too(capsys):
     for check_mode in (False, True):
         out = run({}, server, capsys, check_mode=check_mode)
         assert out["changed"] is False and "failed" not in out and warnings(out) == []
-        assert out["ansible_facts"] == {"gce_node_topology": PLACED}
+        assert out["topology"] == PLACED and "ansible_facts" not in out
         assert out["source"] == "physical_host_topology" and out["mismatches"] == [] and out["consistent"]
         assert out["msg"] == "placed at c1/b1/s1/h1 (from physical_host_topology)"
     assert server.calls[0]["timeout"] == 3.0
@@ -45,7 +45,7 @@ def test_placement_from_the_json_attribute_in_check_mode_too(capsys):
 
 def test_physical_host_when_the_json_is_absent(capsys):
     out = run({"expected": {"block": "x"}, "timeout": 1}, FakeServer({"physical_host": "/x/y/z"}), capsys)
-    assert out["ansible_facts"]["gce_node_topology"] == {"block": "x", "subblock": "y", "host": "z"}
+    assert out["topology"] == {"block": "x", "subblock": "y", "host": "z"}
     assert out["source"] == "physical_host" and out["consistent"]
     assert out["msg"].endswith("matches the expected placement")
 
@@ -61,18 +61,18 @@ def test_a_mismatch_is_data_and_a_warning_not_a_failure(capsys):
 
 def test_no_placement_is_empty_unless_required(capsys):
     out = run({"expected": {"block": "b1"}}, FakeServer({}), capsys)
-    assert "failed" not in out and out["ansible_facts"] == {"gce_node_topology": {}}
+    assert "failed" not in out and out["topology"] == {}
     assert out["source"] == "none" and out["consistent"] is True
     assert out["msg"].endswith("absent or empty); the expected placement cannot be checked")
     failed = run({"required": True}, FakeServer({}), capsys)
-    assert failed["failed"] is True and failed["ansible_facts"] == {"gce_node_topology": {}}
+    assert failed["failed"] is True and failed["topology"] == {}
     assert failed["msg"] == ("no placement data from the metadata server %s/instance/attributes/ "
                              "(physical_host_topology and physical_host absent or empty); required is true" % BASE)
 
 
 def test_an_answer_that_places_nothing_is_warned_about(capsys):
     out = run({}, FakeServer({"physical_host": "rack-7"}), capsys)
-    assert out["source"] == "none" and out["ansible_facts"]["gce_node_topology"] == {}
+    assert out["source"] == "none" and out["topology"] == {}
     assert warnings(out) == ["the metadata server answered without a placement: physical_host='rack-7'"]
 
 

@@ -121,6 +121,18 @@ def test_no_nic_to_check_and_no_container_engine_are_named():
                           "error": "no container engine: neither docker nor podman"}
 
 
+def test_the_placement_the_node_reports_is_read_from_the_modules_result():
+    placed = {"block": "b1", "subblock": "s1", "host": "h1"}
+    record = raw(topology={"changed": False, "failed": False, "topology": placed, "source": "physical_host",
+                           "mismatches": ["sub-block s1, inventory s2"], "consistent": False})
+    record["settings"]["topology"] = {"block": "b1", "subblock": "s2"}
+    assert de.shape(record)["topology"] == {"error": None, "expected": {"block": "b1", "subblock": "s2"},
+                                            "observed": placed, "source": "physical_host",
+                                            "mismatches": ["sub-block s1, inventory s2"]}
+    failed = raw(topology={"changed": False, "failed": False, "msg": "http://x/: connection refused"})
+    assert de.shape(failed)["topology"]["error"] == "http://x/: connection refused"
+
+
 def test_gpu_and_maintenance_findings_are_the_nodes_own():
     gpu = {"component": "gpu", "subject": "GPU 3 (0000:8a:00.0)", "severity": "fail", "cause": "Xid 79",
            "rung": "reboot"}
