@@ -29,7 +29,7 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
     if not isinstance(evidence, dict):
         raise AnsibleFilterError("diagnose_node_findings: expects {host: diagnose_evidence}, got %s"
                                  % type(evidence).__name__)
-    hosts = _hosts(hosts, "diagnose_node_findings")
+    hosts = _hosts(hosts, "_diagnose_node_findings")
     try:
         evidence = dict((h, diagnose_evidence.shape(ev)) for h, ev in evidence.items())
         zones = dict((h, (evidence.get(h) or {}).get("zone")) for h in hosts)
@@ -42,13 +42,13 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
 
 
 def diagnose_passing(items, hosts):
-    return diagnose.passing(items or [], _hosts(hosts, "diagnose_passing"))
+    return diagnose.passing(items or [], _hosts(hosts, "_diagnose_passing"))
 
 
 def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=None, repair_args=None, minimum=2,
                         not_run=None):
-    hosts = _hosts(hosts, "diagnose_add_fabric")
-    out = diagnose.all_findings(items or [], nccl_result or {}, _hosts(tested, "diagnose_add_fabric"), hosts,
+    hosts = _hosts(hosts, "_diagnose_add_fabric")
+    out = diagnose.all_findings(items or [], nccl_result or {}, _hosts(tested, "_diagnose_add_fabric"), hosts,
                                 _repairs(zones, playbook, repair_args), minimum=int(minimum), not_run=not_run or None)
     return make_unsafe(out)
 
@@ -66,16 +66,16 @@ def diagnose_faulty_hosts(items):
 
 
 def diagnose_summary(items, hosts):
-    return findings.summary(items or [], _hosts(hosts, "diagnose_summary"))
+    return findings.summary(items or [], _hosts(hosts, "_diagnose_summary"))
 
 
 class FilterModule(object):
     def filters(self):
         return {
-            "diagnose_node_findings": diagnose_node_findings,
-            "diagnose_passing": diagnose_passing,
-            "diagnose_add_fabric": diagnose_add_fabric,
-            "diagnose_summary": diagnose_summary,
-            "diagnose_line": diagnose_line,
-            "diagnose_faulty_hosts": diagnose_faulty_hosts,
+            "_diagnose_node_findings": diagnose_node_findings,
+            "_diagnose_passing": diagnose_passing,
+            "_diagnose_add_fabric": diagnose_add_fabric,
+            "_diagnose_summary": diagnose_summary,
+            "_diagnose_line": diagnose_line,
+            "_diagnose_faulty_hosts": diagnose_faulty_hosts,
         }

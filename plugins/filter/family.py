@@ -58,6 +58,6 @@ class FilterModule(object):
             "family_profile": family_profile,
             "family_for_machine_type": family_for_machine_type,
             "nccl_env": nccl_env,
-            "version_pair_error": version_pair_error,
+            "_version_pair_error": version_pair_error,
             "nvlink_domain": nvlink_domain,
         }

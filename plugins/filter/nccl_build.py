@@ -20,4 +20,4 @@ def nccl_tests_build_packages(family, pkg_mgr, plugin_version=None):
 
 class FilterModule(object):
     def filters(self):
-        return {"nccl_tests_build_packages": nccl_tests_build_packages}
+        return {"_nccl_tests_build_packages": nccl_tests_build_packages}

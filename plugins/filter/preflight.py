@@ -89,4 +89,4 @@ def prerequisite_problems(nodes, problems, shown=8):
 
 class FilterModule(object):
     def filters(self):
-        return {"cluster_mismatches": cluster_mismatches, "prerequisite_problems": prerequisite_problems}
+        return {"_cluster_mismatches": cluster_mismatches, "_prerequisite_problems": prerequisite_problems}

@@ -54,7 +54,7 @@ def systemd_exec_line(argv):
 class FilterModule(object):
     def filters(self):
         return {
-            "rxdm_run_argv": rxdm_run_argv,
-            "rxdm_host_paths": rxdm_host_paths,
-            "systemd_exec_line": systemd_exec_line,
+            "_rxdm_run_argv": rxdm_run_argv,
+            "_rxdm_host_paths": rxdm_host_paths,
+            "_systemd_exec_line": systemd_exec_line,
         }

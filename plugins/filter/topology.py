@@ -88,5 +88,5 @@ def nvlink_domain_peers(hosts, host, hostvars):
 
 class FilterModule(object):
     def filters(self):
-        return {"topology_sort": topology_sort, "nic_peer_plan": nic_peer_plan,
+        return {"topology_sort": topology_sort, "_nic_peer_plan": nic_peer_plan,
                 "nvlink_domain_peers": nvlink_domain_peers}

@@ -24,4 +24,4 @@ def zip_records(columns, keys):
 
 class FilterModule(object):
     def filters(self):
-        return {"zip_records": zip_records}
+        return {"_zip_records": zip_records}

@@ -77,7 +77,7 @@ options:
     default: auto
 notes:
   - Peer pings need C(ping) from iputils. Keep the peer lists short on large clusters (the
-    P(gpudirect.gcp.nic_peer_plan#filter) filter plans a bounded set); a node that cannot send a ping retries it.
+    readiness phase plans a bounded set); a node that cannot send a ping retries it.
   - IPv4 addresses are read with C(ip -j -4 addr show).
 seealso:
   - module: gpudirect.gcp.gpu_nic_facts

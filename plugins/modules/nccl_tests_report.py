@@ -32,7 +32,7 @@ options:
     type: dict
     default: {}
   findings:
-    description: The diagnosis' findings (see the C(gpudirect.gcp.diagnose_node_findings) filter).
+    description: The diagnosis' findings (as the diagnose role makes them).
     type: list
     elements: dict
     default: []
@@ -42,7 +42,7 @@ options:
     elements: str
     default: []
   diagnosis:
-    description: The diagnosis summary (the C(gpudirect.gcp.diagnose_summary) filter); makes this a diagnosis report.
+    description: The diagnosis summary (as the diagnose role makes it); makes this a diagnosis report.
     type: dict
   standins:
     description:

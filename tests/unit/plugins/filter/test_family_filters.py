@@ -30,15 +30,15 @@ def test_nccl_env_filter():
 
 
 def test_version_pair_error_filter():
-    assert FILTERS["version_pair_error"]("a3-mega", "v1.0.17", "v1.0.23") == ""
-    assert "needs plugin v1.0.17" in FILTERS["version_pair_error"]("a3-mega", "v1.0.14", "v1.0.23")
+    assert FILTERS["_version_pair_error"]("a3-mega", "v1.0.17", "v1.0.23") == ""
+    assert "needs plugin v1.0.17" in FILTERS["_version_pair_error"]("a3-mega", "v1.0.14", "v1.0.23")
 
 
 def test_version_pair_error_warns_about_an_unqualified_pair(monkeypatch):
     warned = []
     monkeypatch.setattr("ansible.utils.display.Display.warning", lambda self, msg, *a, **kw: warned.append(msg))
-    assert FILTERS["version_pair_error"]("a3-high", "v3.1.13", "v2.0.16") == ""
+    assert FILTERS["_version_pair_error"]("a3-high", "v3.1.13", "v2.0.16") == ""
     assert len(warned) == 1 and "plugin v3.1.13 with RxDM v2.0.16" in warned[0] and "unqualified" in warned[0]
     # strict: refused, and no warning
-    assert "strict" in FILTERS["version_pair_error"]("a3-high", "v3.1.13", "v2.0.16", "true")
+    assert "strict" in FILTERS["_version_pair_error"]("a3-high", "v3.1.13", "v2.0.16", "true")
     assert len(warned) == 1

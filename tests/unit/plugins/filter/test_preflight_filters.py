@@ -9,7 +9,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpudirect.gcp.plugins.filter.preflight import FilterModule
 
-MISMATCHES = FilterModule().filters()["cluster_mismatches"]
+MISMATCHES = FilterModule().filters()["_cluster_mismatches"]
 NODES = ["n0", "n1", "n2"]
 
 

@@ -13,24 +13,24 @@ FILTERS = FilterModule().filters()
 
 
 def test_flavour_auto_follows_the_distribution():
-    cos = FILTERS["rxdm_run_argv"]("a3-high", "docker", "img:v2.0.12", distribution="Container-Optimized OS")
-    deb = FILTERS["rxdm_run_argv"]("a3-high", "docker", "img:v2.0.12", distribution="Debian")
+    cos = FILTERS["_rxdm_run_argv"]("a3-high", "docker", "img:v2.0.12", distribution="Container-Optimized OS")
+    deb = FILTERS["_rxdm_run_argv"]("a3-high", "docker", "img:v2.0.12", distribution="Debian")
     assert "a3vm" in cos and "--gpus" not in cos
     assert "manual" in deb and "--gpus" in deb
 
 
 def test_errors_are_one_line_filter_errors():
     with pytest.raises(AnsibleFilterError, match=r"rxdm_run_argv \(a4\): this family runs no RxDM"):
-        FILTERS["rxdm_run_argv"]("a4", "docker", "img:v1")
+        FILTERS["_rxdm_run_argv"]("a4", "docker", "img:v1")
     with pytest.raises(AnsibleFilterError, match="unknown GPU family"):
-        FILTERS["rxdm_run_argv"]("h100", "docker", "img:v1")
+        FILTERS["_rxdm_run_argv"]("h100", "docker", "img:v1")
     with pytest.raises(AnsibleFilterError, match="OS flavour 'windows' unknown"):
-        FILTERS["rxdm_run_argv"]("a3-mega", "docker", "img:v1", flavour="windows")
+        FILTERS["_rxdm_run_argv"]("a3-mega", "docker", "img:v1", flavour="windows")
     with pytest.raises(AnsibleFilterError, match="non-empty list"):
-        FILTERS["systemd_exec_line"]("docker run")
+        FILTERS["_systemd_exec_line"]("docker run")
 
 
 def test_host_paths_filter():
-    assert FILTERS["rxdm_host_paths"]("a3-high", distribution="Ubuntu") == ["/opt/tcpdirect_benchmark", "/run/tcpx"]
-    assert FILTERS["rxdm_host_paths"]("a3-high", flavour="cos", driver_lib_dir="/var/lib/nvidia/lib64") == [
+    assert FILTERS["_rxdm_host_paths"]("a3-high", distribution="Ubuntu") == ["/opt/tcpdirect_benchmark", "/run/tcpx"]
+    assert FILTERS["_rxdm_host_paths"]("a3-high", flavour="cos", driver_lib_dir="/var/lib/nvidia/lib64") == [
         "/run/tcpx", "/var/lib/nvidia/lib64"]

@@ -9,7 +9,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpudirect.gcp.plugins.filter.zip_records import FilterModule
 
-ZIP = FilterModule().filters()["zip_records"]
+ZIP = FilterModule().filters()["_zip_records"]
 
 
 def test_rows_become_records():

@@ -346,18 +346,18 @@ def test_filters_wrap_node_text_as_unsafe_and_refuse_bad_input():
     templar = Templar(loader=DataLoader())
     # the same text, trusted, would be evaluated: the filter's output must not be
     assert str(templar.template(diagnose.node_findings(ev, hosts, REPAIRS)[0]["cause"])).startswith("42")
-    found = FILTERS["diagnose_node_findings"](ev, hosts)
+    found = FILTERS["_diagnose_node_findings"](ev, hosts)
     assert templar.template(found[0]["cause"]).startswith("{{ 6 * 7 }}")
     with pytest.raises(AnsibleFilterError, match="expects {host: diagnose_evidence}"):
-        FILTERS["diagnose_node_findings"]([], hosts)
+        FILTERS["_diagnose_node_findings"]([], hosts)
     with pytest.raises(AnsibleFilterError, match="hosts must be a list"):
-        FILTERS["diagnose_passing"]([], "n0")
+        FILTERS["_diagnose_passing"]([], "n0")
     with pytest.raises(AnsibleFilterError, match="repair_args must be a list"):
-        FILTERS["diagnose_node_findings"](ev, hosts, repair_args="-i x")
+        FILTERS["_diagnose_node_findings"](ev, hosts, repair_args="-i x")
     with pytest.raises(AnsibleFilterError, match="malformed evidence"):
-        FILTERS["diagnose_node_findings"]({"n0": {"reach": {"ok": True}, "nic": {"nics": [42]}}}, ["n0"])
+        FILTERS["_diagnose_node_findings"]({"n0": {"reach": {"ok": True}, "nic": {"nics": [42]}}}, ["n0"])
     with pytest.raises(AnsibleFilterError, match="expects a finding"):
-        FILTERS["diagnose_line"]({"host": "x"})
+        FILTERS["_diagnose_line"]({"host": "x"})
 
 
 def test_evidence_is_not_changed():
@@ -413,13 +413,13 @@ def test_only_hosts_whose_repair_is_googles_host_repair_are_reported_once_each()
         finding("n1", "fabric", "busbw", "warn", "slow pair", REPAIRS.report_host("n1", "slow")),
         finding(None, "fabric", "sub-block sb1", "fail", "uplink slow", None),
     ]
-    got = FILTERS["diagnose_faulty_hosts"](items)
+    got = FILTERS["_diagnose_faulty_hosts"](items)
     # one entry for n2, with its first finding in report order (nic before fabric); warnings and cluster findings
     # never report a host; a repair by a role is never a host report
     assert got == [{"host": "n2", "behavior": "PERFORMANCE", "description": "nic eth3: reaches 0 of 4 peers"}]
-    assert FILTERS["diagnose_faulty_hosts"]([]) == []
+    assert FILTERS["_diagnose_faulty_hosts"]([]) == []
     with pytest.raises(AnsibleFilterError, match="diagnose_faulty_hosts: expects a list"):
-        FILTERS["diagnose_faulty_hosts"]("n2")
+        FILTERS["_diagnose_faulty_hosts"]("n2")
 
 
 def _agent_profile(tmp_path, text, ifaces=("eth1", "eth2")):

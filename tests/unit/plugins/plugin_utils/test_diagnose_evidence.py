@@ -159,7 +159,7 @@ def test_an_unreachable_record_and_a_garbled_os_release_are_kept_as_they_are():
 
 def test_the_filter_reads_the_roles_record_and_names_what_it_found():
     record = raw(devices={"results": [{"item": "/dev/dmabuf_import_helper", "stat": {"exists": False}}]})
-    found = FILTERS["diagnose_node_findings"]({"n0": record}, ["n0"])
+    found = FILTERS["_diagnose_node_findings"]({"n0": record}, ["n0"])
     assert [(f["host"], f["component"], f["subject"], f["severity"]) for f in found] == \
         [("n0", "host", "/dev/dmabuf_import_helper", "fail")]
     assert "import-helper" in found[0]["cause"]
