@@ -26,7 +26,7 @@ DEVELOPMENT = ("tests/", "extensions/", "benchmarks/", "scripts/", "inventories/
 # what users run
 SHIPPED = ("playbooks/diagnose.yml", "plugins/inventory/gce_gpu.py", "roles/diagnose/tasks/main.yml", "site.yml",
            "README.md", "COPYING", "requirements.txt", "requirements.yml", "meta/runtime.yml", "bindep.txt",
-           "changelogs/changelog.yaml", "docs/diagnose.md", "monitoring/prometheus/gpudirect.rules.yml",
+           "changelogs/changelog.yaml", "CHANGELOG.rst", "docs/diagnose.md", "monitoring/prometheus/gpudirect.rules.yml",
            "awx/controller/job_templates.yml")
 
 
