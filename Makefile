@@ -17,12 +17,13 @@ VARIANT ?= ubuntu
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv venv-newest test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-pairing bench-scaling clean
+.PHONY: help deps system-deps venv venv-newest install test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-pairing bench-scaling clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
 	@echo "make demo-down  remove everything the sandbox made (IMAGES=1: the cached images too)"
 	@echo "make test       lint, sanity, unit, integration and Molecule tests"
+	@echo "make install    the user install: ansible and the collection in USER_VENV (no test toolchain)"
 	@echo "make bench      inventory benchmark (prints figures and ratios)"
 	@echo "make bench-diagnose  diagnose on 2- and 4-node sandboxes (prints figures and the ratio)"
 	@echo "make bench-node-check  one node check (gpudirect-health) on a healthy sandbox node (prints figures)"
@@ -35,19 +36,35 @@ system-deps:
 
 # requirements-dev.txt also brings the collections galaxy.yml depends on (PyPI's
 # ansible); .venv gets the oldest supported ansible-core, build/venv-newest the newest
-$(STAMP): requirements.txt requirements-dev.txt tests/requirements/oldest.txt
+$(STAMP): requirements.txt requirements-user.txt requirements-dev.txt tests/requirements/oldest.txt
 	@test -x $(BIN)/python || { PYTHON=$(PYTHON) scripts/install-system-deps.sh --venv && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install -q -U pip
 	$(BIN)/python -m pip install -q -r requirements-dev.txt -c tests/requirements/oldest.txt
 	@touch $(STAMP)
 
-$(NEWEST_STAMP): requirements.txt requirements-dev.txt tests/requirements/newest.txt
+$(NEWEST_STAMP): requirements.txt requirements-user.txt requirements-dev.txt tests/requirements/newest.txt
 	@test -x $(NEWEST)/bin/python || "$$(scripts/newest-python.sh)" -m venv $(NEWEST)
 	$(NEWEST)/bin/python -m pip install -q -U pip
 	$(NEWEST)/bin/python -m pip install -q -r requirements-dev.txt -c tests/requirements/newest.txt
 	@touch $(NEWEST_STAMP)
 
 venv: $(STAMP)
+
+# The user install, without the development toolchain: a virtualenv with
+# requirements-user.txt, and the collection built from this checkout and
+# installed where ansible looks by default (run it from your own directory:
+# this checkout's ansible.cfg points at the development link instead).
+USER_VENV ?= $(HOME)/.local/share/gpudirect-gcp/venv
+USER_COLLECTIONS ?= $(HOME)/.ansible/collections
+install:
+	@test -x $(USER_VENV)/bin/python || { PYTHON=$(PYTHON) scripts/install-system-deps.sh --venv && $(PYTHON) -m venv $(USER_VENV); }
+	$(USER_VENV)/bin/python -m pip install -q -U pip
+	$(USER_VENV)/bin/python -m pip install -q -r requirements-user.txt
+	rm -rf build/dist-user && $(USER_VENV)/bin/ansible-galaxy collection build --force --output-path build/dist-user . >/dev/null
+	cd /tmp && ANSIBLE_CONFIG= $(USER_VENV)/bin/ansible-galaxy collection install --no-deps --force -p $(USER_COLLECTIONS) \
+	  $(CURDIR)/build/dist-user/gpudirect-gcp-*.tar.gz >/dev/null
+	@echo "installed: . $(USER_VENV)/bin/activate, then from your own directory:" \
+	  "ansible-playbook -i INVENTORY gpudirect.gcp.site"
 
 venv-newest: $(NEWEST_STAMP)
 
