@@ -28,7 +28,7 @@ help:
 	@echo "make bench-diagnose  diagnose on 2- and 4-node sandboxes (prints figures and the ratio)"
 	@echo "make bench-node-check  one node check (gpudirect-health) on a healthy sandbox node (prints figures)"
 	@echo "make bench-pairing   the pairwise fault search simulated on 8..1024 nodes (prints figures)"
-	@echo "make bench-scaling   wall time on 2 and 16 sandbox nodes: bare module tasks and site.yml (figures, ratios)"
+	@echo "make bench-scaling   2 and 6 sandbox nodes: bare tasks, site.yml, its re-run and diagnose (CPU per node, ratios)"
 	@echo "make ee         build the AWX execution environment image locally"
 
 system-deps:
