@@ -43,7 +43,7 @@ $(STAMP): requirements.txt requirements-user.txt requirements-dev.txt tests/requ
 	@touch $(STAMP)
 
 $(NEWEST_STAMP): requirements.txt requirements-user.txt requirements-dev.txt tests/requirements/newest.txt
-	@test -x $(NEWEST)/bin/python || "$$(scripts/newest-python.sh)" -m venv $(NEWEST)
+	@test -x $(NEWEST)/bin/python || { py=$$(scripts/newest-python.sh) && "$$py" -m venv $(NEWEST); }
 	$(NEWEST)/bin/python -m pip install -q -U pip
 	$(NEWEST)/bin/python -m pip install -q -r requirements-dev.txt -c tests/requirements/newest.txt
 	@touch $(NEWEST_STAMP)
@@ -61,7 +61,8 @@ install:
 	$(USER_VENV)/bin/python -m pip install -q -U pip
 	$(USER_VENV)/bin/python -m pip install -q -r requirements-user.txt
 	rm -rf build/dist-user && $(USER_VENV)/bin/ansible-galaxy collection build --force --output-path build/dist-user . >/dev/null
-	cd /tmp && ANSIBLE_CONFIG= $(USER_VENV)/bin/ansible-galaxy collection install --no-deps --force -p $(USER_COLLECTIONS) \
+	cd "$(HOME)" && env -u ANSIBLE_CONFIG $(USER_VENV)/bin/ansible-galaxy collection install --no-deps --force \
+	  -p $(USER_COLLECTIONS) \
 	  $(CURDIR)/build/dist-user/gpudirect-gcp-*.tar.gz >/dev/null
 	@echo "installed: . $(USER_VENV)/bin/activate, then from your own directory:" \
 	  "ansible-playbook -i INVENTORY gpudirect.gcp.site"

@@ -71,7 +71,7 @@ passed=0; failed=0
 echo
 echo "=================== summary ==================="
 for s in "${stages[@]}"; do
-  printf '%-12s %-7s %5ss\n' "$s" "${result[$s]}" "${secs[$s]}"
+  printf '%-14s %-7s %5ss\n' "$s" "${result[$s]}" "${secs[$s]}"
   if [ "${result[$s]}" = passed ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 total=$((SECONDS - start_all))

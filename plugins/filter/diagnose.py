@@ -27,7 +27,7 @@ def _hosts(hosts, name):
 
 def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pinned=None, max_restarts=0):
     if not isinstance(evidence, dict):
-        raise AnsibleFilterError("diagnose_node_findings: expects {host: diagnose_evidence}, got %s"
+        raise AnsibleFilterError("_diagnose_node_findings: expects {host: diagnose_evidence}, got %s"
                                  % type(evidence).__name__)
     hosts = _hosts(hosts, "_diagnose_node_findings")
     try:
@@ -36,7 +36,7 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
         out = diagnose.node_findings(evidence, hosts, _repairs(zones, playbook, repair_args), pinned=pinned or {},
                                      max_restarts=int(max_restarts))
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
-        raise AnsibleFilterError("diagnose_node_findings: malformed evidence: %s" % exc)
+        raise AnsibleFilterError("_diagnose_node_findings: malformed evidence: %s" % exc)
     # node output (log lines, file contents) must never be templated again
     return make_unsafe(out)
 
@@ -55,13 +55,13 @@ def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=
 
 def diagnose_line(item):
     if not isinstance(item, dict) or not all(k in item for k in ("severity", "host", "component", "subject", "cause")):
-        raise AnsibleFilterError("diagnose_line: expects a finding, got %r" % (item,))
+        raise AnsibleFilterError("_diagnose_line: expects a finding, got %r" % (item,))
     return diagnose.line(item)
 
 
 def diagnose_faulty_hosts(items):
     if not isinstance(items, (list, tuple)):
-        raise AnsibleFilterError("diagnose_faulty_hosts: expects a list of findings, got %s" % type(items).__name__)
+        raise AnsibleFilterError("_diagnose_faulty_hosts: expects a list of findings, got %s" % type(items).__name__)
     return make_unsafe(findings.faulty_hosts(list(items)))
 
 

@@ -44,7 +44,7 @@ def nvlink_domain(topology, family):
 
 def version_pair_error(family, plugin_version, rxdm_version, strict=False):
     if family not in families.FAMILIES:
-        raise AnsibleFilterError("version_pair_error: unknown GPU family %r" % (family,))
+        raise AnsibleFilterError("_version_pair_error: unknown GPU family %r" % (family,))
     result = families.judge_versions(family, plugin_version, rxdm_version, strict=boolean(strict, strict=False))
     if result["verdict"] == "unqualified":
         # Display keeps one copy of a repeated warning, however often the value is templated

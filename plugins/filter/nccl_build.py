@@ -15,7 +15,7 @@ def nccl_tests_build_packages(family, pkg_mgr, plugin_version=None):
     try:
         return nccl_build.build_packages(family, pkg_mgr, plugin_version or None)
     except ValueError as exc:
-        raise AnsibleFilterError("nccl_tests_build_packages: %s" % exc)
+        raise AnsibleFilterError("_nccl_tests_build_packages: %s" % exc)
 
 
 class FilterModule(object):

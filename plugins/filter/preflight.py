@@ -42,20 +42,20 @@ def cluster_mismatches(nodes, columns=None, versions=None, components=None):
     nodes = list(nodes or [])
     columns = columns or {}
     if not isinstance(columns, Mapping):
-        raise AnsibleFilterError("cluster_mismatches: columns must map a label to one value per node, got %r"
+        raise AnsibleFilterError("_cluster_mismatches: columns must map a label to one value per node, got %r"
                                  % (columns,))
     checks = list(columns.items())
     if components:
         versions = list(versions or [])
         if len(versions) != len(nodes) or not all(isinstance(v, Mapping) for v in versions):
-            raise AnsibleFilterError("cluster_mismatches: versions must hold one mapping per node (%d nodes, got %r)"
+            raise AnsibleFilterError("_cluster_mismatches: versions must hold one mapping per node (%d nodes, got %r)"
                                      % (len(nodes), versions))
         checks += [("%s version" % c, [v.get(c) for v in versions]) for c in components]
     lines = []
     for label, values in checks:
         values = list(values)
         if len(values) != len(nodes):
-            raise AnsibleFilterError("cluster_mismatches: %s has %d value(s) for %d node(s)"
+            raise AnsibleFilterError("_cluster_mismatches: %s has %d value(s) for %d node(s)"
                                      % (label, len(values), len(nodes)))
         line = _mismatch(label, nodes, values)
         if line:
@@ -68,7 +68,7 @@ def prerequisite_problems(nodes, problems, shown=8):
     nodes = list(nodes or [])
     problems = list(problems or [])
     if len(problems) != len(nodes):
-        raise AnsibleFilterError("prerequisite_problems: %d problem list(s) for %d node(s)"
+        raise AnsibleFilterError("_prerequisite_problems: %d problem list(s) for %d node(s)"
                                  % (len(problems), len(nodes)))
     lacking = {}
     order = []

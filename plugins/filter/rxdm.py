@@ -36,7 +36,7 @@ def rxdm_run_argv(family, engine, ref, flavour="auto", distribution=None, name=r
             gpu_devices=gpu_devices, volume_sources=volume_sources, extra_volumes=extra_volumes,
             extra_env=extra_env, extra_args=extra_args, args=args, driver_lib_dir=driver_lib_dir or None)
     except rxdm_command.RxdmCommandError as exc:
-        raise AnsibleFilterError("rxdm_run_argv (%s): %s" % (family, exc))
+        raise AnsibleFilterError("_rxdm_run_argv (%s): %s" % (family, exc))
 
 
 def rxdm_host_paths(family, volume_sources=None, extra_volumes=None, flavour="auto", distribution=None,
@@ -47,7 +47,7 @@ def rxdm_host_paths(family, volume_sources=None, extra_volumes=None, flavour="au
 
 def systemd_exec_line(argv):
     if not isinstance(argv, (list, tuple)) or not argv:
-        raise AnsibleFilterError("systemd_exec_line: expects a non-empty list of words, got %r" % (argv,))
+        raise AnsibleFilterError("_systemd_exec_line: expects a non-empty list of words, got %r" % (argv,))
     return rxdm_command.systemd_exec_line(argv)
 
 

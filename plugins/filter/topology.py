@@ -37,13 +37,13 @@ def topology_sort(items, key="topology"):
 def nic_peer_plan(hosts, host, hostvars, sampled=2):
     """{network: [addresses]} the host pings from each GPU NIC: ring neighbours plus ``sampled`` peers."""
     if not isinstance(hosts, (list, tuple)):
-        raise AnsibleFilterError("nic_peer_plan: expects the list of play hosts, got %s" % type(hosts).__name__)
+        raise AnsibleFilterError("_nic_peer_plan: expects the list of play hosts, got %s" % type(hosts).__name__)
     try:
         sampled = int(sampled)
     except (TypeError, ValueError):
-        raise AnsibleFilterError("nic_peer_plan: sampled must be a whole number, got %r" % (sampled,))
+        raise AnsibleFilterError("_nic_peer_plan: sampled must be a whole number, got %r" % (sampled,))
     if sampled < 0:
-        raise AnsibleFilterError("nic_peer_plan: sampled must be 0 or more, got %d" % sampled)
+        raise AnsibleFilterError("_nic_peer_plan: sampled must be 0 or more, got %d" % sampled)
     hosts = [str(h) for h in hosts]
     placement, nics = {}, {}
     for name in hosts:
@@ -51,7 +51,7 @@ def nic_peer_plan(hosts, host, hostvars, sampled=2):
         placement[name] = topology.normalize(_mapping(hvars.get("gce_topology"), "%s's gce_topology" % name))
         records = hvars.get("gpu_nics") or []
         if not isinstance(records, (list, tuple)) or not all(isinstance(r, dict) for r in records):
-            raise AnsibleFilterError("nic_peer_plan: %s's gpu_nics must be a list of NIC records" % name)
+            raise AnsibleFilterError("_nic_peer_plan: %s's gpu_nics must be a list of NIC records" % name)
         nics[name] = [{"network": r.get("network"), "ip": r.get("ip")} for r in records]
     return peer_plan.nic_peers(str(host), hosts, nics, placement, sampled)
 

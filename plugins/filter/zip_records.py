@@ -14,10 +14,10 @@ def zip_records(columns, keys):
     columns = [list(column) for column in (columns or [])]
     keys = list(keys or [])
     if len(columns) != len(keys):
-        raise AnsibleFilterError("zip_records: %d column(s) for %d key(s) %s" % (len(columns), len(keys), keys))
+        raise AnsibleFilterError("_zip_records: %d column(s) for %d key(s) %s" % (len(columns), len(keys), keys))
     lengths = sorted(set(len(column) for column in columns))
     if len(lengths) > 1:
-        raise AnsibleFilterError("zip_records: the columns for %s differ in length (%s)"
+        raise AnsibleFilterError("_zip_records: the columns for %s differ in length (%s)"
                                  % (", ".join(keys), ", ".join(str(n) for n in lengths)))
     return [dict(zip(keys, row)) for row in zip(*columns)]
 

@@ -64,7 +64,7 @@ def gpu(node, parts):
 
 
 def nic(nic_map, node, parts):
-    if not _ran(nic_map) or "nics" not in parts:
+    if not _ran(nic_map) or "nics" not in parts or not _ran(node):
         return None
     if "ansible_facts" not in nic_map:
         return {"error": _why(nic_map), "nics": []}

@@ -62,7 +62,7 @@ def validate(config):
     if nics is not None and (not isinstance(nics, list) or not all(isinstance(n, dict) for n in nics)):
         raise ConfigError("nics: must be a list of objects")
     for index, nic in enumerate(nics or []):
-        if not (nic.get("iface") or nic.get("mac") or nic.get("nic")):
+        if not (nic.get("iface") or nic.get("name") or nic.get("mac") or nic.get("nic")):
             raise ConfigError("nics[%d]: has neither iface, mac nor nic" % index)
     peers = config.get("peers")
     if peers is not None and not (isinstance(peers, dict) and all(
@@ -90,9 +90,11 @@ def nic_items(config):
     peers = config.get("peers") or {}
     out = []
     for rec in config["nics"]:
-        iface, mac = rec.get("iface"), rec.get("mac")
+        # name and mtu: a config the node_health role wrote before it took the NIC map's records
+        iface, mac = rec.get("iface") or rec.get("name"), rec.get("mac")
+        mtu = rec["expected_mtu"] if rec.get("expected_mtu") is not None else rec.get("mtu")
         out.append({"nic": rec.get("nic"), "name": iface or (None if mac else rec.get("nic")),
-                    "mac": None if iface else mac, "mtu": rec.get("expected_mtu"), "ip": rec.get("ip"),
+                    "mac": None if iface else mac, "mtu": mtu, "ip": rec.get("ip"),
                     "peers": peers.get(rec.get("network")) or []})
     return out
 

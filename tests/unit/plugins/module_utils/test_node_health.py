@@ -195,6 +195,18 @@ def test_a_nic_the_node_lacks_is_looked_up_by_mac_and_not_pinged(tmp_path):
         ("gpu0", "no interface with MAC 42:01:0a:00:99:02")]
 
 
+def test_a_config_written_before_the_nic_map_records_is_read_the_same(tmp_path):
+    """name and mtu, as the role wrote them before: the timer or a prolog may run between the agent's
+    update and the config's."""
+    plugin = node_root(tmp_path, mtu=1460)
+    old = config(plugin)
+    old["nics"] = [{"nic": n["nic"], "name": n["iface"], "mac": n["mac"], "mtu": n["expected_mtu"], "ip": n["ip"]}
+                   for n in old["nics"]]
+    new, was = check(tmp_path, config(plugin), Node()), check(tmp_path, old, Node())
+    assert [(f["subject"], f["cause"]) for f in was["findings"]] == [("eth1", "mtu 1460, expected 8244")]
+    assert was["findings"] == new["findings"]
+
+
 def test_one_line_puts_the_failure_first_and_counts_the_rest():
     found = [node_health.finding("rxdm", "x", "warn", "cannot check"),
              node_health.finding("nic", "eth1", "fail", "down (no carrier)")]
