@@ -14,8 +14,8 @@ import re
 
 import yaml
 
-from ansible_collections.gpudirect.gcp.plugins.filter import (diagnose, family, gpu, nccl_build, nccl_tests_parse,
-                                                               preflight, rxdm, slurm_topology, topology, zip_records)
+from ansible_collections.gpudirect.gcp.plugins.filter import (
+    diagnose, family, gpu, nccl_build, nccl_tests_parse, preflight, rxdm, slurm_topology, topology, zip_records)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 # semver-bound from 1.0.0: changing one of these is a breaking change
