@@ -96,8 +96,13 @@ mkdir -p "$ctx_in/wheels"
 # What the builder's stages install: ansible-core and ansible-runner (base),
 # bindep/pyyaml/packaging (builder), the collection's requirements.txt,
 # dumb-init (final), and pip/setuptools/wheel for building.
-"$venv/bin/pip" download -q --dest "$ctx_in/wheels" --only-binary=:all: \
-  "ansible-core>=2.16,<2.20" "ansible-runner>=2.3" pyyaml packaging "dumb-init==1.2.5" \
+# The wheels are for the image's Python, whatever Python runs this script (the
+# newest ansible-core's tests run it from a Python 3.12+ virtualenv), and its
+# ansible-core range is the one execution-environment.yml installs.
+ee_python=$(podman run --rm "$BASE_IMAGE" python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+core_pin=$("$py" -c "import yaml; print(yaml.safe_load(open('awx/ee/execution-environment.yml'))['dependencies']['ansible_core']['package_pip'])")
+"$venv/bin/pip" download -q --dest "$ctx_in/wheels" --only-binary=:all: --python-version "$ee_python" \
+  "$core_pin" "ansible-runner>=2.3" pyyaml packaging "dumb-init==1.2.5" \
   pip setuptools wheel -r requirements.txt
 # bindep and its parser ship as source only in places: allow sdists for them
 "$venv/bin/pip" download -q --dest "$ctx_in/wheels" bindep
