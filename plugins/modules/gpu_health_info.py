@@ -171,15 +171,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_h
 
 
 def main():
-    gm = GpuModule(dict(
-        family=dict(type="str", required=True),
-        sys_dir=dict(type="path", default="/sys"),
-        imex_nodes=dict(type="list", elements="str"),
-        imex_wait_s=dict(type="int", default=0),
-        rdma_interval_s=dict(type="float", default=1.0),
-        dcgm_level=dict(type="int", default=1, choices=[0, 1, 2, 3, 4]),
-        dcgm_timeout_s=dict(type="int", default=300),
-    ))
+    gm = GpuModule(dict(family=dict(type="str", required=True), **node_health.gpu_options()))
     if gm.params["family"] not in families.FAMILIES:
         gm.fail("family: unknown family %r (known: %s)" % (gm.params["family"], ", ".join(families.family_names())))
     result = node_health.gpu_state(gm.params["family"], gm.params, gm.run, gm.which)

@@ -248,13 +248,7 @@ PARTS = ("gpu", "nics", "peers", "rdma", "rxdm", "plugin", "profile", "maintenan
 def argument_spec():
     return dict(
         family=dict(type="str", required=True),
-        gpu=dict(type="dict", options=dict(
-            sys_dir=dict(type="path", default="/sys"),
-            imex_nodes=dict(type="list", elements="str"),
-            imex_wait_s=dict(type="int", default=0),
-            dcgm_level=dict(type="int", default=1, choices=[0, 1, 2, 3, 4]),
-            dcgm_timeout_s=dict(type="int", default=300),
-            rdma_interval_s=dict(type="float", default=1.0))),
+        gpu=dict(type="dict", options=node_health.gpu_options()),
         # the NIC map's records as they come: the checks read the keys they need
         nics=dict(type="list", elements="dict"),
         peers=dict(type="dict"),

@@ -116,6 +116,19 @@ def check_nics(config, run, which, root, sleep=time.sleep):
     return results, found
 
 
+def gpu_options():
+    """The GPU part's settings gpu_state reads, as an argument spec: gpu_health_info takes them as its
+    options, node_health_info as the suboptions of its gpu option."""
+    return dict(
+        sys_dir=dict(type="path", default="/sys"),
+        imex_nodes=dict(type="list", elements="str"),
+        imex_wait_s=dict(type="int", default=0),
+        dcgm_level=dict(type="int", default=1, choices=[0, 1, 2, 3, 4]),
+        dcgm_timeout_s=dict(type="int", default=300),
+        rdma_interval_s=dict(type="float", default=1.0),
+    )
+
+
 def gpu_state(family, part, run, which, clock=time.time, sleep=time.sleep):
     """Everything the GPU checks read, with their findings (components gpu, imex and rdma).
 
