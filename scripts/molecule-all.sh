@@ -20,6 +20,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root" || exit 1
 export PATH="$root/.venv/bin:$PATH"
 export ANSIBLE_CONFIG="$root/ansible.cfg" ANSIBLE_NOCOLOR=1 PY_COLORS=0 NO_COLOR=1
+# every line reaches the log when it is printed, so that its time stamp is right
+export PYTHONUNBUFFERED=1
 jobs="${MOLECULE_JOBS:-3}"
 logs="$root/build/molecule"
 mkdir -p "$logs"
@@ -77,9 +79,11 @@ done
 run_one() {
   local s="$1" t0=$SECONDS rc path="$PATH"
   [[ $newest_scenarios == *" $s "* ]] && path="$root/build/venv-newest/bin:$PATH"
+  # each line stamped with the time of day, so that a log shows where a scenario's time went
   (cd "$root/extensions" && PATH="$path" && ansible --version | head -1 &&
-    molecule -c molecule/config.yml test -s "$s") > "$logs/$s.log" 2>&1
-  rc=$?
+    molecule -c molecule/config.yml test -s "$s") 2>&1 |
+    awk '{ print strftime("%H:%M:%S"), $0; fflush() }' > "$logs/$s.log"
+  rc=${PIPESTATUS[0]}
   echo "$s $rc $((SECONDS - t0))" >> "$logs/_results"
   if [ "$rc" -eq 0 ]; then status=passed; else status=FAILED; fi
   printf 'molecule: %-16s %-7s %4ss  (%s)\n' "$s" "$status" "$((SECONDS - t0))" "$logs/$s.log"

@@ -13,7 +13,8 @@ With --site it also times, on the same converged cluster, site.yml again (a rout
 nothing to change) and diagnose without the NCCL tests, and prints the controller's CPU time per
 node for each: the slope between the smallest and the largest size, so the fixed cost of a run
 (start-up, the controller's own plays) does not hide in it, against the targets (cold site.yml 8,
-re-run 3, diagnose 3 CPU-s a node).
+re-run 3, diagnose 3 CPU-s a node), and the controller's memory during the cold run: the main
+process's peak and one forked worker's share (PSS), the figures docs/scale.md sizes forks from.
 
 It prints wall time, the controller's CPU time (ansible-playbook, its workers and their SSH
 children; the node containers are not its children) and the ratio of the largest size to the
@@ -61,14 +62,60 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def run(argv, log, check=True):
-    """Run argv with its output in log; return (wall seconds, controller CPU seconds)."""
+def pss_kib(pid):
+    """Proportional set size of a process (its share of pages it shares with its forks), or None."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def workers_of(pid):
+    """The forked workers of an ansible-playbook process: its children running the same program."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as fh:
+            kids = [int(k) for k in fh.read().split()]
+    except OSError:
+        return []
+    out = []
+    for kid in kids:
+        try:
+            with open("/proc/%d/cmdline" % kid, "rb") as fh:
+                if b"ansible-playbook" in fh.read():
+                    out.append(kid)
+        except OSError:
+            pass
+    return out
+
+
+def run(argv, log, check=True, memory=None):
+    """Run argv with its output in log; return (wall seconds, controller CPU seconds).
+
+    memory, a dict, gets the peak PSS of the main process and the median PSS of
+    one forked worker (KiB), and the most workers seen at once, sampled twice a second."""
     with open(log, "a") as fh:
         fh.write("\n$ %s\n" % " ".join(argv))
         fh.flush()
         cpu0, wall0 = children_cpu(), time.monotonic()
-        rc = subprocess.call(argv, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+        main_peak, per_worker, most = 0, [], 0
+        while proc.poll() is None:
+            if memory is not None:
+                main = pss_kib(proc.pid)
+                main_peak = max(main_peak, main or 0)
+                workers = [w for w in (pss_kib(k) for k in workers_of(proc.pid)) if w]
+                most = max(most, len(workers))
+                per_worker.extend(workers)
+            time.sleep(0.5)
+        rc = proc.returncode
         wall, cpu = time.monotonic() - wall0, children_cpu() - cpu0
+    if memory is not None:
+        memory.update(main_kib=main_peak, worker_kib=statistics.median(per_worker) if per_worker else 0,
+                      workers=most)
     if check and rc != 0:
         sys.exit("bench: %s failed (exit %d), see %s" % (" ".join(argv[:3]), rc, log))
     return wall, cpu
@@ -98,7 +145,8 @@ def measure(nodes, args, work):
         if args.site:
             site = [PLAYBOOK, "-i", inventory, "gpudirect.gcp.site",
                     "-e", "nccl_tests_report_dir=%s" % os.path.join(work, name)]
-            result["site"] = run(site, log)
+            result["memory"] = {}
+            result["site"] = run(site, log, memory=result["memory"])
             result["rerun"] = run(site, log)
             result["diagnose"] = run([PLAYBOOK, "-i", inventory, "gpudirect.gcp.diagnose",
                                       "-e", "diagnose_nccl_tests=false", "-e", "diagnose_fail_on_findings=false",
@@ -130,8 +178,8 @@ def main():
     for nodes in sizes:
         results[nodes] = measure(nodes, args, work)
         print("measured %d nodes: %s" % (nodes, ", ".join(
-            "%s %.1f s wall, %.1f s controller CPU" % (k, v[0], v[1]) for k, v in sorted(results[nodes].items()))),
-            flush=True)
+            "%s %.1f s wall, %.1f s controller CPU" % (k, v[0], v[1]) for k, v in sorted(results[nodes].items())
+            if k != "memory")), flush=True)
     small, large = sizes[0], sizes[-1]
     print()
     print("scaling benchmark, SANDBOX (podman nodes on this machine, %d CPU(s) shared by the controller "
@@ -159,6 +207,15 @@ def main():
             slope = (results[large][key][1] - results[small][key][1]) / float(large - small)
             print("  %-28s %6.1f CPU-s a node (target %.0f: %s)" % (
                 label, slope, target, "met" if slope <= target else "NOT met"))
+        print()
+        small_mem, large_mem = results[small]["memory"], results[large]["memory"]
+        print("controller memory during a cold site.yml (PSS, forks %s):" % os.environ.get("ANSIBLE_FORKS", "from ansible.cfg"))
+        for nodes in sizes:
+            mem = results[nodes]["memory"]
+            print("  %2d nodes: main process %.0f MiB at its peak; one forked worker %.0f MiB (median), "
+                  "%d at once at most" % (nodes, mem["main_kib"] / 1024.0, mem["worker_kib"] / 1024.0, mem["workers"]))
+        print("  main process per node (slope): %.1f MiB" % (
+            (large_mem["main_kib"] - small_mem["main_kib"]) / 1024.0 / float(large - small)))
     print("logs: %s" % work)
 
 

@@ -190,8 +190,51 @@ def test_job_templates_use_project_playbooks_that_import_collection_playbooks():
             assert name.startswith("gpudirect.gcp."), "%s imports %s" % (playbook, name)
             target = os.path.join(ROOT, "playbooks", name.split(".", 2)[2] + ".yml")
             assert os.path.exists(target), "%s imports %s, which the collection lacks" % (playbook, name)
-        # a sliced job would split the cluster for the NCCL tests
-        assert template.get("job_slice_count", 1) == 1, template["name"]
+        # a sliced job would split the cluster for the NCCL tests: only the
+        # configuration-only playbook may be sliced
+        if template["playbook"] != "configure.yml":
+            assert template.get("job_slice_count", 1) == 1, template["name"]
+
+
+def _imports(path):
+    """Every playbook path path imports, depth first, with the vars given at the import."""
+    out = []
+    for play in _load(path):
+        name = play.get("ansible.builtin.import_playbook")
+        if name:
+            target = os.path.normpath(os.path.join(os.path.dirname(path), name))
+            out.append((os.path.relpath(target, os.path.join(ROOT, "playbooks")), play.get("vars") or {}))
+            out.extend(_imports(target))
+    return out
+
+
+def test_only_configuration_is_sliced_and_its_playbook_looks_across_no_node():
+    sliced = [t for t in _templates() if t.get("job_slice_count", 1) > 1]
+    assert [t["playbook"] for t in sliced] == ["configure.yml"]
+    imported = dict(_imports(os.path.join(ROOT, "playbooks", "configure.yml")))
+    assert imported["phases/preflight.yml"] == {"preflight_cluster_checks": False}
+    assert "phases/gpu_host.yml" in imported and "phases/nccl_profile.yml" in imported
+    for cross_node in ("phases/readiness.yml", "phases/nccl_tests.yml"):
+        assert cross_node not in imported
+    fabric = dict(_imports(os.path.join(ROOT, "playbooks", "fabric.yml")))
+    assert fabric["phases/preflight.yml"] == {} and "phases/nccl_tests.yml" in fabric
+    assert "phases/gpu_host.yml" not in fabric
+
+
+def test_the_sliced_workflow_validates_every_node_in_one_job_whatever_the_slices_did():
+    templates = dict((t["name"], t) for t in _templates())
+    workflow = [w for path in definition_files() for w in (_load(path).get("controller_workflows") or [])
+                if w["name"] == "GPU cluster - bring-up in slices"][0]
+    nodes = dict((n["identifier"], n) for n in workflow["workflow_nodes"])
+    configure = templates[nodes["configure"]["unified_job_template"]["name"]]
+    fabric = templates[nodes["fabric"]["unified_job_template"]["name"]]
+    preflight = templates[nodes["preflight"]["unified_job_template"]["name"]]
+    assert configure["job_slice_count"] > 1 and configure["playbook"] == "configure.yml"
+    assert fabric.get("job_slice_count", 1) == 1 and fabric["playbook"] == "fabric.yml"
+    assert preflight.get("job_slice_count", 1) == 1 and preflight["job_tags"] == "preflight"
+    assert nodes["preflight"]["related"]["success_nodes"] == [{"identifier": "configure"}]
+    # the fabric job runs after failed slices too: its readiness and report name the nodes left behind
+    assert nodes["configure"]["related"]["always_nodes"] == [{"identifier": "fabric"}]
 
 
 def test_workflow_nodes_name_defined_templates_and_sources():

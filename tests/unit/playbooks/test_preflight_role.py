@@ -103,6 +103,48 @@ def test_sliced_awx_job_is_refused_unless_allowed(tmp_path):
     assert rc == 0, out
 
 
+SLICE = {"awx_job_template_name": "GPU cluster - configure", "awx_workflow_job_name": "GPU cluster - configure"}
+
+
+def test_each_node_on_its_own_compares_nothing_across_nodes_and_takes_a_slice(tmp_path):
+    rc, out = run(tmp_path, {"n0": node(), "n1": node("a3-high", "us-central1-b")},
+                  dict(SLICE, preflight_cluster_checks=False, preflight_expected_nodes=5, preflight_min_nodes=3))
+    assert rc == 0, out
+    assert "differs across nodes" not in out and "slice" not in out
+
+
+def test_on_its_own_a_node_missing_a_prerequisite_stops_alone(tmp_path):
+    (tmp_path / "nvidia-version").write_text("570.172.08\n")
+    (tmp_path / "helper").write_text("")
+    perf = tmp_path / "nccl-tests"
+    perf.mkdir()
+    for name in ("all_gather", "all_reduce", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv"):
+        (perf / ("%s_perf" % name)).write_text("#!/bin/sh\n")
+        (perf / ("%s_perf" % name)).chmod(0o755)
+    sources = {"/sys/module/nvidia/version": str(tmp_path / "nvidia-version"),
+               "/dev/dmabuf_import_helper": str(tmp_path / "helper")}
+    hosts = {"n0": dict(node(), preflight_path_sources=sources),
+             "n1": dict(node(), preflight_path_sources=dict(sources, **{"/dev/dmabuf_import_helper": "/nonexistent"}))}
+    seeded = {"preflight_check_prerequisites": True, "preflight_cluster_checks": False, "preflight_registries": [],
+              "nccl_tests_binary_dir": str(perf)}
+    rc, out = run(tmp_path, hosts, seeded)
+    assert rc == 2, out
+    assert "dmabuf import helper: /dev/dmabuf_import_helper is missing" in out
+    assert "(1 of 1 node(s): n1)" in out
+    assert re.search(r"^n0\s+: ok=\d+ +changed=0 +unreachable=0 +failed=0", out, re.M), out
+    assert re.search(r"^n1\s+: ok=\d+ +changed=0 +unreachable=0 +failed=1", out, re.M), out
+
+
+def test_a_slice_cannot_configure_imex_but_a_limited_run_can(tmp_path):
+    hosts = {"n0": node("a4x", "us-central1-a"), "n1": node("a4x", "us-central1-a")}
+    rc, out = run(tmp_path, hosts, dict(SLICE, preflight_cluster_checks=False))
+    assert rc == 2, out
+    assert ("a4x lists every VM of the NVLink domain in its IMEX configuration, and this slice of the sliced AWX job "
+            '"GPU cluster - configure" sees only its own share of them') in out
+    rc, out = run(tmp_path, hosts, {"preflight_cluster_checks": False}, limit="n0")
+    assert rc == 0, out
+
+
 def test_each_missing_prerequisite_is_one_line_before_anything_changes(tmp_path):
     """This machine has no GPU driver: a stand-in version file takes its place, and A3 Mega's
     dmabuf helper and the nccl-tests programs are missing on purpose."""
