@@ -82,7 +82,7 @@ run_one() {
   # each line stamped with the time of day, so that a log shows where a scenario's time went
   (cd "$root/extensions" && PATH="$path" && ansible --version | head -1 &&
     molecule -c molecule/config.yml test -s "$s") 2>&1 |
-    awk '{ print strftime("%H:%M:%S"), $0; fflush() }' > "$logs/$s.log"
+    while IFS= read -r line; do printf '%(%H:%M:%S)T %s\n' -1 "$line"; done > "$logs/$s.log"
   rc=${PIPESTATUS[0]}
   echo "$s $rc $((SECONDS - t0))" >> "$logs/_results"
   if [ "$rc" -eq 0 ]; then status=passed; else status=FAILED; fi

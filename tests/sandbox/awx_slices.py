@@ -30,6 +30,8 @@ import sys
 # reaches it in a slice went through every configuration phase there
 LAST_CONFIG_PLAY = "Phase nccl_profile"
 LAST_TASK = "Record the last phase this node finished"
+# the report's summary play runs on the controller
+CONTROLLER = {"localhost"}
 
 
 def slice_hosts(names, number, count):
@@ -104,7 +106,7 @@ def problems(nodes, slices, fabric):
             seen.setdefault(host, []).append(job["job"])
         if job["status"] != "successful" or job["rc"] != 0:
             out.append("%s: status %s, rc %s" % (job["job"], job["status"], job["rc"]))
-        strangers = sorted(set(job["processed"]) - set(job["hosts"]))
+        strangers = sorted(set(job["processed"]) - set(job["hosts"]) - CONTROLLER)
         if strangers:
             out.append("%s: ran on %s, outside its slice" % (job["job"], ", ".join(strangers)))
     for node in nodes:
@@ -157,10 +159,11 @@ def main(argv=None):
         return 2
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
-    env = {"ANSIBLE_NOCOLOR": "1"}
-    for name in ("ANSIBLE_COLLECTIONS_PATH", "PATH", "CONTAINERS_CONF"):
-        if os.environ.get(name):
-            env[name] = os.environ[name]
+    # a job sees the project's ansible.cfg and none of the caller's ANSIBLE_* settings (a Molecule run
+    # has its own), as in AWX; the collections come from the checkout
+    for name in [n for n in os.environ if n.startswith("ANSIBLE_") and n != "ANSIBLE_COLLECTIONS_PATH"]:
+        del os.environ[name]
+    env = {"ANSIBLE_NOCOLOR": "1", "ANSIBLE_CONFIG": os.path.join(os.path.abspath(args.project), "ansible.cfg")}
 
     def start(job, playbook, inv):
         pdd = os.path.join(args.work, job)
