@@ -121,6 +121,18 @@ def run(argv, log, check=True, memory=None):
     return wall, cpu
 
 
+def results_per_node(log):
+    """Task results of one node in the last run logged (its PLAY RECAP line: ok, skipped, failed)."""
+    with open(log) as fh:
+        text = fh.read()
+    recap = text.rsplit("PLAY RECAP", 1)[-1]
+    for line in recap.splitlines():
+        fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
+        if "-node" in line.split(":")[0] and "ok" in fields:
+            return sum(int(fields.get(k, 0)) for k in ("ok", "skipped", "failed", "rescued", "ignored"))
+    return 0
+
+
 def median_pair(samples):
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
@@ -146,11 +158,15 @@ def measure(nodes, args, work):
             site = [PLAYBOOK, "-i", inventory, "gpudirect.gcp.site",
                     "-e", "nccl_tests_report_dir=%s" % os.path.join(work, name)]
             result["memory"] = {}
+            result["results"] = {}
             result["site"] = run(site, log, memory=result["memory"])
+            result["results"]["site"] = results_per_node(log)
             result["rerun"] = run(site, log)
+            result["results"]["rerun"] = results_per_node(log)
             result["diagnose"] = run([PLAYBOOK, "-i", inventory, "gpudirect.gcp.diagnose",
                                       "-e", "diagnose_nccl_tests=false", "-e", "diagnose_fail_on_findings=false",
                                       "-e", "diagnose_report_dir=%s" % os.path.join(work, name)], log)
+            result["results"]["diagnose"] = results_per_node(log)
     finally:
         if not args.keep:
             run(SANDBOX + ["down", "--name", name], log, check=False)
@@ -179,7 +195,7 @@ def main():
         results[nodes] = measure(nodes, args, work)
         print("measured %d nodes: %s" % (nodes, ", ".join(
             "%s %.1f s wall, %.1f s controller CPU" % (k, v[0], v[1]) for k, v in sorted(results[nodes].items())
-            if k != "memory")), flush=True)
+            if k not in ("memory", "results"))), flush=True)
     small, large = sizes[0], sizes[-1]
     print()
     print("scaling benchmark, SANDBOX (podman nodes on this machine, %d CPU(s) shared by the controller "
@@ -205,8 +221,8 @@ def main():
         for key, label, target in (("site", "site.yml, cold", 8.0), ("rerun", "site.yml, converged re-run", 3.0),
                                    ("diagnose", "diagnose, no NCCL tests", 3.0)):
             slope = (results[large][key][1] - results[small][key][1]) / float(large - small)
-            print("  %-28s %6.1f CPU-s a node (target %.0f: %s)" % (
-                label, slope, target, "met" if slope <= target else "NOT met"))
+            print("  %-28s %6.1f CPU-s a node (target %.0f: %s); %d task results a node" % (
+                label, slope, target, "met" if slope <= target else "NOT met", results[large]["results"][key]))
         print()
         small_mem, large_mem = results[small]["memory"], results[large]["memory"]
         print("controller memory during a cold site.yml (PSS, forks %s):" % os.environ.get("ANSIBLE_FORKS", "from ansible.cfg"))
