@@ -112,8 +112,8 @@ def problems(nodes, slices, fabric):
     for node in nodes:
         where = seen.get(node, [])
         if len(where) != 1:
-            out.append("%s: configured by %d slice(s) (%s), not exactly one" % (node, len(where),
-                                                                               ", ".join(where) or "none"))
+            out.append("%s: configured by %d slice(s) (%s), not exactly one"
+                       % (node, len(where), ", ".join(where) or "none"))
     if fabric["status"] != "successful" or fabric["rc"] != 0:
         out.append("%s: status %s, rc %s" % (fabric["job"], fabric["status"], fabric["rc"]))
     missed = sorted(set(nodes) - set(fabric["processed"]))
@@ -135,7 +135,7 @@ def read_inventory(path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--inventory", required=True)
     parser.add_argument("--project", required=True, help="the project directory (awx/project)")
     parser.add_argument("--slices", type=int, default=3)

@@ -73,12 +73,11 @@ def test_every_broken_promise_is_one_line_naming_the_node_or_job():
 
 
 def test_only_the_last_configuration_task_of_a_host_counts_as_configured():
+    last = awx_slices.LAST_TASK
     events = [
-        {"event": "runner_on_ok", "event_data": {"play": "Phase nccl_profile - write", "host": "n0",
-                                                  "task": awx_slices.LAST_TASK}},
-        {"event": "runner_on_ok", "event_data": {"play": "Phase rxdm - run", "host": "n1", "task": awx_slices.LAST_TASK}},
-        {"event": "runner_on_failed", "event_data": {"play": "Phase nccl_profile - write", "host": "n2",
-                                                      "task": awx_slices.LAST_TASK}},
+        {"event": "runner_on_ok", "event_data": {"play": "Phase nccl_profile - write", "host": "n0", "task": last}},
+        {"event": "runner_on_ok", "event_data": {"play": "Phase rxdm - run", "host": "n1", "task": last}},
+        {"event": "runner_on_failed", "event_data": {"play": "Phase nccl_profile - write", "host": "n2", "task": last}},
         {"event": "playbook_on_stats", "event_data": {}},
     ]
     assert awx_slices.finished_last_phase(events) == ["n0"]
