@@ -79,10 +79,11 @@ def finished_last_phase(events):
     return done
 
 
-def job_summary(name, hosts, runner):
+def job_summary(name, hosts, runner, events):
+    """A job's outcome from its status and its events (read once: runner.events reads every file again)."""
     # the play recap event, which carries set_stats data too (AWX's job artifacts)
     stats = {}
-    for event in runner.events:
+    for event in events:
         if event.get("event") == "playbook_on_stats":
             stats = event.get("event_data") or {}
     return {
@@ -181,13 +182,14 @@ def main(argv=None):
     slices = []
     for job, hosts, thread, runner in started:
         thread.join()
-        summary = job_summary(job, hosts, runner)
-        summary["finished"] = finished_last_phase(runner.events)
+        events = list(runner.events)
+        summary = job_summary(job, hosts, runner, events)
+        summary["finished"] = finished_last_phase(events)
         slices.append(summary)
     # the cross-node phases, once over every node
     thread, runner = start("unsliced", args.fabric, inventory)
     thread.join()
-    fabric = job_summary("unsliced", nodes, runner)
+    fabric = job_summary("unsliced", nodes, runner, list(runner.events))
     found = problems(nodes, slices, fabric)
     print(json.dumps({"nodes": nodes, "slices": slices, "unsliced": fabric, "problems": found}, indent=1))
     for line in found:
