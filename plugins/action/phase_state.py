@@ -27,10 +27,10 @@ class ActionModule(ActionBase):
 
     TRANSFERS_FILES = False
 
-    def _inputs(self, prefixes, extra, task_vars):
+    def _inputs(self, prefixes, excluded, extra, task_vars):
         values = {}
         for name in sorted(task_vars):
-            if name.startswith(tuple(prefixes)) and not name.endswith(SKIPPED_SUFFIXES):
+            if name.startswith(tuple(prefixes)) and not name.endswith(SKIPPED_SUFFIXES) and name not in excluded:
                 try:
                     values[name] = self._templar.template(task_vars[name])
                 except Exception as exc:  # pylint: disable=broad-except
@@ -43,17 +43,22 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = dict(self._task.args)
         prefixes = args.pop("inputs_from", None) or []
+        excluded = args.pop("inputs_exclude", None) or []
         extra = args.pop("inputs", None) or {}
         if not isinstance(prefixes, list) or not all(isinstance(p, str) and p for p in prefixes):
             raise AnsibleActionFail("phase_state: inputs_from: must be a list of variable name prefixes")
+        if not isinstance(excluded, list):
+            raise AnsibleActionFail("phase_state: inputs_exclude: must be a list of variable names")
         if not isinstance(extra, dict):
             raise AnsibleActionFail("phase_state: inputs: must be a mapping")
         role = getattr(self._task, "_role", None)
+        # a record takes the digest its check worked out, before the phase set any fact of its own
         content = {
             "role": phase_state.tree_hash(getattr(role, "_role_path", None)),
             "code": [phase_state.tree_hash(os.path.join(PLUGINS, name)) for name in CODE_DIRS],
         }
-        args["digest"] = phase_state.digest_of(self._inputs(prefixes, extra, task_vars or {}), content)
+        if not args.get("digest"):
+            args["digest"] = phase_state.digest_of(self._inputs(prefixes, set(excluded), extra, task_vars or {}), content)
         result.update(self._execute_module(module_name="gpudirect.gcp.phase_state", module_args=args,
                                            task_vars=task_vars))
         # the record comes back from the node: what it says is data, never a template

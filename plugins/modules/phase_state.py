@@ -19,8 +19,9 @@ description:
   - With O(state=check) a later run compares the node with that record. The same digest and the same state give
     RV(converged), and the recorded result: the phase's full path would change nothing there. Anything else gives
     the differences, one line each, and the phase takes its full path.
-  - Files are compared by content, mode and owner, directories by their entries; values under C(/proc/sys) and
-    C(/sys) are files too, so a runtime setting that was reverted shows as a difference.
+  - Files are compared by content, mode and owner, directories by their entries and the sizes and times of their
+    files; values under C(/proc/sys) and C(/sys) are files too, so a runtime setting that was reverted shows as a
+    difference.
   - The action plugin works out O(digest) on the controller from O(inputs_from), O(inputs) and the code of the
     calling role and of the collection's modules, so a changed option, family table entry or collection release
     never passes for converged. The record holds that digest, never the inputs themselves.
@@ -43,12 +44,19 @@ options:
     type: list
     elements: str
     default: []
+  inputs_exclude:
+    description: Variables that match O(inputs_from) but are the phase's outputs, such as the facts it sets.
+    type: list
+    elements: str
+    default: []
   inputs:
     description: Further inputs to digest, such as the shared facts the phase reads.
     type: dict
     default: {}
   digest:
-    description: Set by the action plugin from O(inputs_from), O(inputs) and the code; not set by hand.
+    description:
+      - Set by the action plugin from O(inputs_from), O(inputs) and the code. A record passes the RV(digest) its
+        check returned, so facts the phase set in between do not count as inputs.
     type: str
   paths:
     description: With O(state=record), the paths whose state the record keeps.
@@ -115,6 +123,10 @@ result:
   description: The result the recorded run reported, when RV(converged).
   returned: success
   type: dict
+digest:
+  description: The digest the check compared (V(state=check)), for the record of the same run.
+  returned: success
+  type: str
 recorded_at:
   description: When the record was written (UTC, ISO 8601), when there is one.
   returned: success
@@ -161,6 +173,7 @@ def main():
         phase=dict(type="str", required=True),
         state=dict(type="str", choices=["check", "record", "absent"], default="check"),
         inputs_from=dict(type="list", elements="str", default=[]),
+        inputs_exclude=dict(type="list", elements="str", default=[]),
         inputs=dict(type="dict", default={}),
         digest=dict(type="str"),
         paths=dict(type="list", elements="path", default=[]),
@@ -179,12 +192,12 @@ def main():
     if p["state"] == "check":
         record, why = logic.load_record(text, p["phase"])
         if record is None:
-            gm.exit(changed=False, converged=False, differences=[why], result={})
+            gm.exit(changed=False, converged=False, differences=[why], result={}, digest=p["digest"])
         paths_now = dict((item, logic.fingerprint(item)) for item in record["paths"])
         found = logic.differences(record, p["digest"], paths_now, unit_states(gm, sorted(record["units"])))
         gm.exit(changed=False, converged=not found, differences=found,
                 result=(record.get("result") or {}) if not found else {},
-                recorded_at=record.get("recorded_at", ""))
+                recorded_at=record.get("recorded_at", ""), digest=p["digest"])
 
     record = logic.build_record(p["phase"], p["digest"],
                                 dict((item, logic.fingerprint(item)) for item in p["paths"]),

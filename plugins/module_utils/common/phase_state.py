@@ -6,7 +6,7 @@
 A phase that finished on a node records what it left there: a digest of its inputs (the role's
 resolved options and the collection's code, worked out on the controller), the state of every
 path it manages or sets at run time (files by content, mode and owner; directories by their
-entries; /proc/sys and /sys values are files too) and of its systemd units, and the result it
+entries and their regular files' sizes and times; /proc/sys and /sys values are files too) and of its systemd units, and the result it
 reported. A later run compares the node with that record in one call: the same digest and the
 same state mean the phase would change nothing, so its full path is not needed. Anything that
 differs, or a record that is missing or unreadable, sends the phase down its full path; being
@@ -48,6 +48,20 @@ def _read_head(path):
     return b"".join(chunks)
 
 
+def _dir_digest(path):
+    """A directory's entry names, and each regular file's size and modification time (a file edited in
+    place shows without reading device nodes or sysfs attributes)."""
+    lines = []
+    for name in sorted(os.listdir(path)):
+        try:
+            info = os.lstat(os.path.join(path, name))
+        except OSError:
+            lines.append(name)
+            continue
+        lines.append("%s %d %d" % (name, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else name)
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
 def fingerprint(path):
     """What a path holds now, as one comparable string."""
     try:
@@ -56,7 +70,7 @@ def fingerprint(path):
         return "absent"
     if stat.S_ISDIR(info.st_mode):
         try:
-            return "dir " + hashlib.sha256("\n".join(sorted(os.listdir(path))).encode("utf-8")).hexdigest()
+            return "dir " + _dir_digest(path)
         except OSError as err:
             return "unreadable dir (%s)" % (err.strerror or err)
     owner = "%o %d:%d" % (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid)

@@ -28,7 +28,10 @@ def test_fingerprint_tells_content_mode_entries_and_absence(tmp_path):
     d.mkdir()
     empty = ps.fingerprint(str(d))
     (d / "0000:06:00.1").write_text("")
-    assert empty.startswith("dir ") and ps.fingerprint(str(d)) != empty
+    listed = ps.fingerprint(str(d))
+    assert empty.startswith("dir ") and listed != empty
+    (d / "0000:06:00.1").write_text("edited in place")
+    assert ps.fingerprint(str(d)) != listed
 
 
 def test_fingerprint_reads_procfs_in_small_reads():
