@@ -19,6 +19,8 @@ from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_u
 PLUGINS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the code that runs on the nodes; a filter's effect shows in the inputs it resolved
 CODE_DIRS = ("modules", "module_utils")
+# what a role does (its README and tests are not)
+ROLE_DIRS = ("defaults", "files", "handlers", "meta", "tasks", "templates", "vars")
 # a phase's own result, and the switch that turns the record on or off, are not its inputs
 SKIPPED_SUFFIXES = ("_result", "_phase_record")
 
@@ -53,8 +55,9 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail("phase_state: inputs: must be a mapping")
         role = getattr(self._task, "_role", None)
         # a record takes the digest its check worked out, before the phase set any fact of its own
+        role_path = getattr(role, "_role_path", None)
         content = {
-            "role": phase_state.tree_hash(getattr(role, "_role_path", None)),
+            "role": [phase_state.tree_hash(os.path.join(role_path, name)) if role_path else "" for name in ROLE_DIRS],
             "code": [phase_state.tree_hash(os.path.join(PLUGINS, name)) for name in CODE_DIRS],
         }
         if not args.get("digest"):
