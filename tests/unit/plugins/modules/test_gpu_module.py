@@ -32,7 +32,13 @@ DOC_ONLY = {"DOCUMENTATION", "EXAMPLES", "RETURN", "__metaclass__", "type"}
 @pytest.mark.parametrize("name", sorted(f for f in os.listdir(MODULES) if f.endswith(".py")))
 def test_every_module_is_built_on_gpu_module(name):
     names = _names(os.path.join(MODULES, name))
-    if os.path.exists(os.path.join(ACTIONS, name)):
+    action = os.path.join(ACTIONS, name)
+    runs_on_node = False
+    if os.path.exists(action):
+        with open(action) as fh:
+            # an action plugin that prepares its arguments on the controller, then runs the module on the node
+            runs_on_node = '_execute_module(module_name="gpudirect.gcp.%s"' % name[:-3] in fh.read()
+    if os.path.exists(action) and not runs_on_node:
         # the documentation of a controller-side action plugin: no code of its own
         assert names <= DOC_ONLY, sorted(names - DOC_ONLY)
     else:
