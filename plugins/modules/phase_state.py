@@ -17,7 +17,7 @@ description:
   - A configuration phase that finished on a node records, with O(state=record), a digest of its inputs, the state
     of the paths it manages or sets at run time and of its systemd units, and the result it reported.
   - With O(state=check) a later run compares the node with that record. The same digest and the same state give
-    RV(converged), and the recorded result: the phase's full path would change nothing there. Anything else gives
+    RV(converged) and the recorded result, since the phase's full path would change nothing there. Anything else gives
     the differences, one line each, and the phase takes its full path.
   - Files are compared by content, mode and owner, directories by their entries and the sizes and times of their
     files; values under C(/proc/sys) and C(/sys) are files too, so a runtime setting that was reverted shows as a

@@ -89,7 +89,7 @@ def fingerprint(path):
 def parse_unit_states(units, text):
     """`systemctl show -p LoadState -p ActiveState -p UnitFileState U1 U2 ...`: one block per unit,
     in the order asked, separated by blank lines."""
-    blocks = [block for block in text.strip().split("\n\n")] if text.strip() else []
+    blocks = text.strip().split("\n\n") if text.strip() else []
     states = {}
     for index, unit in enumerate(units):
         props = {}

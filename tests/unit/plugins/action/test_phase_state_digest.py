@@ -45,9 +45,10 @@ def play(tmp_path, optmem, record, noise=1):
     book = tmp_path / "play.yml"
     book.write_text(PLAY)
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
+    extra = {"dir": str(tmp_path / "state"), "optmem": optmem, "record": record, "noise": noise,
+             "ansible_python_interpreter": sys.executable}
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
-            str(book), "-e", json.dumps({"dir": str(tmp_path / "state"), "optmem": optmem, "record": record, "noise": noise,
-                                     "ansible_python_interpreter": sys.executable})]
+            str(book), "-e", json.dumps(extra)]
     proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=120, check=False)
     for line in proc.stdout.splitlines():
