@@ -7,10 +7,29 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import importlib
+
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import diagnose, diagnose_evidence, findings
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
+
+
+class _Lazy(object):
+    """A plugin_utils module imported when a filter first runs. Ansible finds a collection's filter by
+    loading its filter files in name order, so every worker that looks up a later filter (family_profile)
+    loads this file first: the diagnosis code (tens of ms to import) waits until a diagnose filter runs."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        module = importlib.import_module("ansible_collections.gpudirect.gcp.plugins.plugin_utils." + self._name)
+        return getattr(module, attr)
+
+
+diagnose = _Lazy("diagnose")
+diagnose_evidence = _Lazy("diagnose_evidence")
+findings = _Lazy("findings")
 
 
 def _repairs(zones, playbook, repair_args):
