@@ -26,10 +26,11 @@ import shutil
 import subprocess
 import sys
 
-# the configuration playbook's last play, and its last task: a host that
-# reaches it in a slice went through every configuration phase there
+# the configuration playbook's last phase, its play, and the play's last task:
+# the nodes that task records went through every configuration phase there
+LAST_PHASE = "nccl_profile"
 LAST_CONFIG_PLAY = "Phase nccl_profile"
-LAST_TASK = "Record the last phase this node finished"
+LAST_TASK = "Record the nodes that finished this phase"
 # the report's summary play runs on the controller
 CONTROLLER = {"localhost"}
 
@@ -69,13 +70,14 @@ def all_hosts(inventory):
 
 
 def finished_last_phase(events):
-    """Hosts for which the configuration's last play ran its last task."""
+    """The nodes the configuration's last play recorded as finished (one record, on the controller)."""
     done = []
     for event in events:
         data = event.get("event_data") or {}
         if (event.get("event") == "runner_on_ok" and data.get("play", "").startswith(LAST_CONFIG_PLAY)
                 and data.get("task") == LAST_TASK):
-            done.append(data.get("host"))
+            facts = (data.get("res") or {}).get("ansible_facts") or {}
+            done = list((facts.get("gpudirect_phases_done") or {}).get(LAST_PHASE) or [])
     return done
 
 
