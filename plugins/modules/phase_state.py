@@ -18,7 +18,9 @@ description:
     of the paths it manages or sets at run time and of its systemd units, and the result it reported.
   - With O(state=check) a later run compares the node with that record. The same digest and the same state give
     RV(converged) and the recorded result, since the phase's full path would change nothing there. Anything else gives
-    the differences, one line each, and the phase takes its full path.
+    the differences, one line each, and the phase takes its full path. Outside check mode the check also removes
+    such a record, which is not reported as a change, so that a full run that then fails leaves none and the next
+    run takes the full path again rather than trusting the last good run.
   - Files are compared by content, mode and owner, directories by their entries and the sizes and times of their
     files; values under C(/proc/sys) and C(/sys) are files too, so a runtime setting that was reverted shows as a
     difference.
@@ -155,6 +157,13 @@ def unit_states(gm, units):
     return logic.parse_unit_states(units, out)
 
 
+def discard(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
 def remove(gm, path):
     exists = os.path.lexists(path)
     result = dict(changed=exists, converged=False, differences=[], result={})
@@ -195,6 +204,10 @@ def main():
             gm.exit(changed=False, converged=False, differences=[why], result={}, digest=p["digest"])
         paths_now = dict((item, logic.fingerprint(item)) for item in record["paths"])
         found = logic.differences(record, p["digest"], paths_now, unit_states(gm, sorted(record["units"])))
+        if found and not gm.check_mode:
+            # the record no longer describes the node: without it, a full run that fails leaves none,
+            # and the next run takes the full path again instead of trusting the last good one
+            discard(path)
         gm.exit(changed=False, converged=not found, differences=found,
                 result=(record.get("result") or {}) if not found else {},
                 recorded_at=record.get("recorded_at", ""), digest=p["digest"])

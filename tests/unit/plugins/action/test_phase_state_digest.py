@@ -66,6 +66,8 @@ def test_digest_follows_the_inputs_and_ignores_result_and_switch(tmp_path):
     out = play(tmp_path, 20480, False)
     assert out["converged"] is False
     assert out["differences"] == ["the phase's inputs or the collection's code changed since the recorded run"]
+    # that check discarded the record that no longer matched; a full run records again
+    assert play(tmp_path, 131072, True)["differences"] == ["no record of a finished demo run on this node"]
     (tmp_path / "state" / "conf").write_text("y\n")
     out = play(tmp_path, 131072, False)
     assert out["differences"] == ["%s/state/conf: changed" % tmp_path]

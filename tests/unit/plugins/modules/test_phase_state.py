@@ -91,3 +91,17 @@ def test_absent_removes_the_record(node, capsys):
 def test_without_the_action_plugin_the_digest_is_missing_in_one_line(node, capsys):
     out = run_module(phase_state, {"phase": "gpu_host", "directory": node["dir"]}, capsys)
     assert out["failed"] and out["msg"].startswith("phase_state: digest: not set")
+
+
+def test_a_stale_record_is_discarded_outside_check_mode(node, capsys):
+    record(node, capsys)
+    path = os.path.join(node["dir"], "gpu_host.json")
+    node["conf"].write_text("net.core.optmem_max = 20480\n")
+    out = run_module(phase_state, args(node), capsys, check_mode=True)
+    assert out["converged"] is False and os.path.exists(path)
+    out = run_module(phase_state, args(node), capsys)
+    assert out["converged"] is False and out["changed"] is False and not os.path.exists(path)
+    # a full run that fails now leaves no record: the next check takes the full path again
+    node["conf"].write_text("net.core.optmem_max = 131072\n")
+    out = run_module(phase_state, args(node), capsys)
+    assert out["differences"] == ["no record of a finished gpu_host run on this node"]
