@@ -102,7 +102,7 @@ EXAMPLES = r"""
   gpudirect.gcp.phase_state:
     phase: gpu_host
     state: record
-    inputs_from: [gpu_host_]
+    digest: "{{ _state.digest }}"
     paths: [/etc/sysctl.d/90-gpudirect.conf, /proc/sys/net/core/optmem_max]
     units: [nvidia-persistenced.service]
     result: "{{ gpu_host_result }}"

@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""phase_state run by real ansible-playbook: the controller's digest follows the inputs, not the result."""
+"""phase_state run by real ansible-playbook: the controller's digest follows the inputs, not the result or
+what inputs_exclude names."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -19,18 +20,20 @@ PLAY = """
     demo_sysctl: {net.core.optmem_max: "{{ optmem }}"}
     demo_result: "{{ 'anything' ~ noise }}"
     demo_phase_record: "{{ noise }}"
+    demo_peers: "{{ [noise] }}"
   tasks:
     - name: Check
       gpudirect.gcp.phase_state:
         phase: demo
         inputs_from: [demo_]
+        inputs_exclude: [demo_peers]
         directory: "{{ dir }}"
       register: before
     - name: Record
       gpudirect.gcp.phase_state:
         phase: demo
         state: record
-        inputs_from: [demo_]
+        digest: "{{ before.digest }}"
         directory: "{{ dir }}"
         paths: ["{{ dir }}/conf"]
         result: {done: ["{{ optmem }}"]}
@@ -57,7 +60,7 @@ def play(tmp_path, optmem, record, noise=1):
     raise AssertionError(proc.stdout)
 
 
-def test_digest_follows_the_inputs_and_ignores_result_and_switch(tmp_path):
+def test_digest_follows_the_inputs_and_ignores_result_switch_and_excluded(tmp_path):
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "conf").write_text("x\n")
     assert play(tmp_path, 131072, True)["converged"] is False
