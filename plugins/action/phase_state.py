@@ -41,6 +41,14 @@ class ActionModule(ActionBase):
         values["extra inputs"] = extra
         return values
 
+    def _content(self):
+        """Hashes of the calling role's working directories and of the code that runs on the nodes."""
+        role_path = getattr(getattr(self._task, "_role", None), "_role_path", None)
+        return {
+            "role": [phase_state.tree_hash(os.path.join(role_path, name)) if role_path else "" for name in ROLE_DIRS],
+            "code": [phase_state.tree_hash(os.path.join(PLUGINS, name)) for name in CODE_DIRS],
+        }
+
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = dict(self._task.args)
@@ -53,15 +61,10 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail("phase_state: inputs_exclude: must be a list of variable names")
         if not isinstance(extra, dict):
             raise AnsibleActionFail("phase_state: inputs: must be a mapping")
-        role = getattr(self._task, "_role", None)
-        # a record takes the digest its check worked out, before the phase set any fact of its own
-        role_path = getattr(role, "_role_path", None)
-        content = {
-            "role": [phase_state.tree_hash(os.path.join(role_path, name)) if role_path else "" for name in ROLE_DIRS],
-            "code": [phase_state.tree_hash(os.path.join(PLUGINS, name)) for name in CODE_DIRS],
-        }
+        # a record passes the digest its check worked out, before the phase set any fact of its own
         if not args.get("digest"):
-            args["digest"] = phase_state.digest_of(self._inputs(prefixes, set(excluded), extra, task_vars or {}), content)
+            args["digest"] = phase_state.digest_of(self._inputs(prefixes, set(excluded), extra, task_vars or {}),
+                                                   self._content())
         result.update(self._execute_module(module_name="gpudirect.gcp.phase_state", module_args=args,
                                            task_vars=task_vars))
         # the record comes back from the node: what it says is data, never a template
