@@ -29,7 +29,7 @@ description:
     never passes for converged. The record holds that digest, never the inputs themselves.
 options:
   phase:
-    description: The phase's name; it names the record (C(<directory>/<phase>.json)).
+    description: The phase's name (lower-case letters, digits and C(_)); it names the record (C(<directory>/<phase>.json)).
     type: str
     required: true
   state:
@@ -191,6 +191,8 @@ def main():
         directory=dict(type="path", default="/var/lib/gpudirect/state"),
     ))
     p = gm.params
+    if not logic.PHASE_NAME.match(p["phase"]):
+        gm.fail("phase_state: phase: %r is not a phase name (lower-case letters, digits and _)" % p["phase"])
     path = logic.record_path(p["directory"], p["phase"])
     if p["state"] == "absent":
         remove(gm, path)

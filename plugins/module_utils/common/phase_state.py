@@ -22,9 +22,12 @@ __metaclass__ = type
 import hashlib
 import json
 import os
+import re
 import stat
 
 RECORD_VERSION = 1
+# a phase names its record file: nothing that could leave the records' directory
+PHASE_NAME = re.compile(r"^[a-z0-9_]+$")
 # larger files are fingerprinted by their first bytes, size and modification time
 READ_LIMIT = 4 * 1024 * 1024
 CHUNK = 64 * 1024

@@ -105,3 +105,8 @@ def test_a_stale_record_is_discarded_outside_check_mode(node, capsys):
     node["conf"].write_text("net.core.optmem_max = 131072\n")
     out = run_module(phase_state, args(node), capsys)
     assert out["differences"] == ["no record of a finished gpu_host run on this node"]
+
+
+def test_a_phase_name_that_could_leave_the_directory_is_one_line(node, capsys):
+    out = run_module(phase_state, args(node, phase="../etc/passwd"), capsys)
+    assert out["failed"] and out["msg"].startswith("phase_state: phase: '../etc/passwd' is not a phase name")
