@@ -3,6 +3,12 @@
 # The whole test suite, stage by stage.  `make test` runs every stage;
 # `scripts/run-tests.sh <stage>...` runs some.  Every stage runs even when an
 # earlier one failed, and the script exits non-zero if any did.
+# Stages joined by + run side by side (`lint+sanity+build`): lint, sanity and
+# the build each keep one core busy, so on two cores a group of them takes
+# about half its stages' sum.  A group's output is printed stage by stage
+# when the group ends (build/test-logs/<stage>.log).  Stages that share a
+# working directory (sanity and sanity-newest, build and build-newest) are
+# never in one group.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root" || exit 1
@@ -15,7 +21,8 @@ export ANSIBLE_NOCOLOR=1 PY_COLORS=0
 # as *-newest, on the newest (build/venv-newest, on Python 3.12 or newer)
 newest="$root/build/venv-newest"
 stages=("$@")
-[ "${#stages[@]}" -gt 0 ] || stages=(lint sanity units build sanity-newest units-newest build-newest integration molecule)
+[ "${#stages[@]}" -gt 0 ] ||
+  stages=(lint+sanity+build units sanity-newest+build-newest+integration units-newest molecule)
 
 stage_lint() {
   ansible-lint --profile production && antsibull-changelog lint
@@ -58,19 +65,52 @@ stage_molecule() {
 }
 
 declare -A result secs
-start_all=$SECONDS
-for s in "${stages[@]}"; do
-  echo "=================== stage: $s ==================="
-  t0=$SECONDS
+order=()
+run_stage() {
+  local s="$1" t0=$SECONDS
+  if ! declare -F "stage_$s" >/dev/null; then
+    echo "no stage $s" >&2
+    result[$s]=FAILED; secs[$s]=0; return
+  fi
   if "stage_$s"; then result[$s]=passed; else result[$s]=FAILED; fi
   secs[$s]=$((SECONDS - t0))
-  echo "------------------- $s ${result[$s]} (${secs[$s]}s)"
+}
+logs="$root/build/test-logs"
+start_all=$SECONDS
+for group in "${stages[@]}"; do
+  IFS=+ read -r -a members <<< "$group"
+  order+=("${members[@]}")
+  if [ "${#members[@]}" -eq 1 ]; then
+    s=${members[0]}
+    echo "=================== stage: $s ==================="
+    run_stage "$s"
+    echo "------------------- $s ${result[$s]} (${secs[$s]}s)"
+    continue
+  fi
+  # side by side: each stage in a subshell that writes its log and its
+  # result line; the parent reads them back in the group's order
+  mkdir -p "$logs"
+  echo "=================== stages side by side: ${members[*]} ==================="
+  pids=()
+  for s in "${members[@]}"; do
+    rm -f "$logs/$s.result"
+    ( run_stage "$s"; echo "${result[$s]} ${secs[$s]}" > "$logs/$s.result" ) > "$logs/$s.log" 2>&1 &
+    pids+=("$!")
+  done
+  wait "${pids[@]}"
+  for s in "${members[@]}"; do
+    echo "=================== stage: $s ==================="
+    cat "$logs/$s.log"
+    read -r res sec < "$logs/$s.result" 2>/dev/null || { res=FAILED; sec=0; }
+    result[$s]=$res; secs[$s]=$sec
+    echo "------------------- $s ${result[$s]} (${secs[$s]}s, side by side with the group)"
+  done
 done
 
 passed=0; failed=0
 echo
 echo "=================== summary ==================="
-for s in "${stages[@]}"; do
+for s in "${order[@]}"; do
   printf '%-14s %-7s %5ss\n' "$s" "${result[$s]}" "${secs[$s]}"
   if [ "${result[$s]}" = passed ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
