@@ -101,7 +101,9 @@ for group in "${stages[@]}"; do
   for s in "${members[@]}"; do
     echo "=================== stage: $s ==================="
     cat "$logs/$s.log"
-    read -r res sec < "$logs/$s.result" 2>/dev/null || { res=FAILED; sec=0; }
+    # no result line: the stage's shell died before it could write one
+    res=FAILED sec=0
+    [ -s "$logs/$s.result" ] && read -r res sec < "$logs/$s.result"
     result[$s]=$res; secs[$s]=$sec
     echo "------------------- $s ${result[$s]} (${secs[$s]}s, side by side with the group)"
   done
