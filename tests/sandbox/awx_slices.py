@@ -14,7 +14,8 @@ inventory.
 
 Prints one JSON document (each job's hosts, status, rc and recap) and exits
 0 only when every node was configured by exactly one slice, no slice and no
-node failed, and the unsliced job saw every node; otherwise each problem is
+node failed, and the unsliced job saw every node and proved its GPU NICs
+ready; otherwise each problem is
 one line on stderr and the exit status is 1 (2: the inventory could not be
 read).  ansible-runner's own records stay under --work.
 """
@@ -33,6 +34,10 @@ LAST_CONFIG_PLAY = "Phase nccl_profile"
 LAST_TASK = "Record the nodes that finished this phase"
 # the report's summary play runs on the controller
 CONTROLLER = {"localhost"}
+# the unsliced job's readiness phase proves every node's GPU NICs itself: no
+# configuration phase ran in its process, so there is no earlier proof to keep
+PROOF_PLAY = "Phase readiness"
+PROOF_TASK = "Prove every GPU NIC is up, addressed and at its VPC MTU"
 
 
 def slice_hosts(names, number, count):
@@ -81,6 +86,14 @@ def finished_last_phase(events):
     return done
 
 
+def proved_nics(events):
+    """The nodes whose GPU NICs the readiness phase proved ready."""
+    return sorted({(event.get("event_data") or {}).get("host") for event in events
+                   if event.get("event") == "runner_on_ok"
+                   and (event.get("event_data") or {}).get("play", "").startswith(PROOF_PLAY)
+                   and (event.get("event_data") or {}).get("task") == PROOF_TASK})
+
+
 def job_summary(name, hosts, runner, events):
     """A job's outcome from its status and its events (read once: runner.events reads every file again)."""
     # the play recap event, which carries set_stats data too (AWX's job artifacts)
@@ -122,6 +135,9 @@ def problems(nodes, slices, fabric):
     missed = sorted(set(nodes) - set(fabric["processed"]))
     if missed:
         out.append("%s: never saw %s" % (fabric["job"], ", ".join(missed)))
+    unproved = sorted(set(nodes) - set(missed) - set(fabric["proved"]))
+    if unproved:
+        out.append("%s: never proved the GPU NICs of %s" % (fabric["job"], ", ".join(unproved)))
     for job in slices + [fabric]:
         bad = sorted(set(job["failures"]) | set(job["dark"]))
         if bad:
@@ -191,7 +207,9 @@ def main(argv=None):
     # the cross-node phases, once over every node
     thread, runner = start("unsliced", args.fabric, inventory)
     thread.join()
-    fabric = job_summary("unsliced", nodes, runner, list(runner.events))
+    events = list(runner.events)
+    fabric = job_summary("unsliced", nodes, runner, events)
+    fabric["proved"] = proved_nics(events)
     found = problems(nodes, slices, fabric)
     print(json.dumps({"nodes": nodes, "slices": slices, "unsliced": fabric, "problems": found}, indent=1))
     for line in found:

@@ -44,7 +44,7 @@ def test_a_slice_inventory_holds_only_its_hosts_and_keeps_the_groups():
 
 def _job(name, hosts, finished=None, **kw):
     job = {"job": name, "hosts": hosts, "status": "successful", "rc": 0, "processed": hosts,
-           "failures": [], "dark": [], "finished": hosts if finished is None else finished}
+           "failures": [], "dark": [], "finished": hosts if finished is None else finished, "proved": hosts}
     job.update(kw)
     return job
 
@@ -60,7 +60,8 @@ def test_every_broken_promise_is_one_line_naming_the_node_or_job():
     slices = [_job("s1", ["n0", "n3"], finished=["n0", "n3", "n1"]),
               _job("s2", ["n1", "n4"], finished=["n1"], status="failed", rc=2, failures=["n4"]),
               _job("s3", ["n2"], processed=["n2", "n0"], finished=[])]
-    found = awx_slices.problems(NODES, slices, _job("unsliced", NODES, processed=NODES[:4], dark=["n4"]))
+    found = awx_slices.problems(NODES, slices, _job("unsliced", NODES, processed=NODES[:4], dark=["n4"],
+                                                    proved=["n0", "n1", "n3"]))
     assert "s2: status failed, rc 2" in found
     assert "s3: ran on n0, outside its slice" in found
     assert "n1: configured by 2 slice(s) (s1, s2), not exactly one" in found
@@ -69,7 +70,9 @@ def test_every_broken_promise_is_one_line_naming_the_node_or_job():
     assert "unsliced: never saw n4" in found
     assert "s2: failed or unreachable: n4" in found
     assert "unsliced: failed or unreachable: n4" in found
-    assert len(found) == 8
+    # n4 was never seen, which says it already
+    assert "unsliced: never proved the GPU NICs of n2" in found
+    assert len(found) == 9
 
 
 def test_the_nodes_the_last_configuration_play_recorded_count_as_configured():
@@ -87,3 +90,18 @@ def test_the_nodes_the_last_configuration_play_recorded_count_as_configured():
     ]
     assert awx_slices.finished_last_phase(events) == ["n0", "n1"]
     assert awx_slices.finished_last_phase(events[:1]) == []
+
+
+def test_only_the_readiness_phase_proofs_count():
+    def proof(play, host, event="runner_on_ok", task=awx_slices.PROOF_TASK):
+        return {"event": event, "event_data": {"play": play, "host": host, "task": task}}
+    events = [
+        proof("Phase readiness - prove every node is ready for NCCL", "n1"),
+        proof("Phase readiness - prove every node is ready for NCCL", "n0"),
+        # a proof of the gpu_network phase, a failed one, another task
+        proof("Phase gpu_network - GPU NIC MTU", "n2"),
+        proof("Phase readiness - prove every node is ready for NCCL", "n3", event="runner_on_failed"),
+        proof("Phase readiness - prove every node is ready for NCCL", "n4", task="Check that RxDM is ready"),
+    ]
+    assert awx_slices.proved_nics(events) == ["n0", "n1"]
+    assert awx_slices.proved_nics([]) == []
