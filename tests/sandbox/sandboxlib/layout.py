@@ -128,12 +128,13 @@ def _hex_id(*parts):
 
 
 def topology(name, nodes):
-    """Placement of each node: 2 blocks x 2 sub-blocks from 8 nodes on, else one sub-block.
+    """Placement of each node: 2 blocks x 2 sub-blocks from 6 nodes on, else one sub-block.
 
-    Smaller sandboxes share one sub-block so that every node has a partner below
-    the uplinks. Nodes fill the sub-blocks in order, as evenly as they go; ids
-    are 32-hex like real ones."""
-    blocks = subs = 2 if nodes >= 8 else 1
+    Smaller sandboxes share one sub-block so that most nodes have a partner below
+    the uplinks (with 6 or 7 nodes, one or two sub-blocks hold a single node, as on
+    a real cluster whose reservation is split unevenly). Nodes fill the sub-blocks
+    in order, as evenly as they go; ids are 32-hex like real ones."""
+    blocks = subs = 2 if nodes >= 6 else 1
     groups = blocks * subs
     out = []
     for k in range(nodes):

@@ -190,7 +190,7 @@ def test_nccl_tests_standin_slows_only_jobs_spanning_a_slow_pair_of_sub_blocks()
     assert standin.link_speed("", {"b0/s0", "b1/s1"}) == 1.0
 
 
-@pytest.mark.parametrize("nodes,blocks,subs", [(2, 1, 1), (5, 1, 1), (8, 2, 4), (16, 2, 4), (9, 2, 4)])
+@pytest.mark.parametrize("nodes,blocks,subs", [(2, 1, 1), (5, 1, 1), (6, 2, 4), (8, 2, 4), (16, 2, 4), (9, 2, 4)])
 def test_sandbox_nodes_sit_in_blocks_and_sub_blocks(nodes, blocks, subs):
     sys.path.insert(0, os.path.join(ROOT, "tests", "sandbox"))
     try:

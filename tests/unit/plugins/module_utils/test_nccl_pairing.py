@@ -153,6 +153,19 @@ def test_a_slow_path_between_two_sub_blocks_is_named_and_no_node_is_blamed(link)
     assert not res["notes"]
 
 
+@pytest.mark.parametrize("link", [(("b0", "s0"), ("b1", "s0")), (("b0", "s0"), ("b1", "s1")),
+                                  (("b0", "s1"), ("b1", "s1")), (("b0", "s0"), ("b0", "s1"))])
+def test_a_slow_path_is_named_when_a_sub_block_holds_a_single_node(link):
+    # 6 nodes as the sandbox places them: sub-blocks of 2, 1, 2 and 1 nodes
+    topo = dict((n, t) for n, t in layout(2, 2, 2).items() if not n.endswith("s1n1"))
+    assert len(topo) == 6
+    res = nccl_pairing.find_bad_nodes(sorted(topo), FabricRunner(topo, slow_link=link), topology=topo)
+    assert res["bad"] == [] and res["unknown"] == []
+    assert [f["part"] for f in res["fabric"]["bad"]] == [
+        ["link", ("c/%s/%s" % link[0], "c/%s/%s" % link[1])]]
+    assert res["fabric"]["suspect"] == []
+
+
 def test_a_bad_sub_block_uplink_is_named_as_such_beside_a_bad_node_elsewhere():
     topo = layout(2, 4, 4)
     runner = FabricRunner(topo, bad=["b1s3n2"], bad_sub=("b0", "s2"))
