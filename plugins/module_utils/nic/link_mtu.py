@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""link_mtu's logic: a link's MTU and admin state from sysfs, and the ip commands that change them."""
+"""link_mtu's logic: links' MTU and admin state from sysfs, and the ip commands that change them."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -66,6 +66,32 @@ def commands(ip_bin, name, before, after):
     if after["admin_up"] != before["admin_up"]:
         argv.append([ip_bin, "link", "set", "dev", name, "up" if after["admin_up"] else "down"])
     return argv
+
+
+def plan_links(links, ip_bin, read=None):
+    """For each requested link ({name, mtu, state}): its state before and after and the commands
+    between them, or `msg`, one line on why it cannot be changed. One bad link leaves the others
+    planned."""
+    read = read or read_link
+    out = []
+    for link in links:
+        name, mtu = link["name"], link.get("mtu")
+        entry = {"name": name}
+        bad = check_input(name, mtu)
+        if bad:
+            entry["msg"] = bad
+            out.append(entry)
+            continue
+        try:
+            before = read(name)
+        except LinkError as exc:
+            entry["msg"] = str(exc)
+            out.append(entry)
+            continue
+        after = desired(before, mtu, link.get("state") or "present")
+        entry.update(before=before, after=after, commands=commands(ip_bin, name, before, after))
+        out.append(entry)
+    return out
 
 
 def render(name, state):

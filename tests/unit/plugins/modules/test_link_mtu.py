@@ -98,3 +98,59 @@ def test_bad_input_names_what_is_at_fault(sysfs, monkeypatch, capsys, args, msg)
     fake_ip(monkeypatch, sysfs)
     out = run(args, capsys)
     assert out["failed"] and out["msg"].startswith(msg) and "\n" not in out["msg"]
+
+
+def add_link(sysfs, name, mtu, flags):
+    link = sysfs / name
+    link.mkdir()
+    (link / "mtu").write_text("%d\n" % mtu)
+    (link / "flags").write_text(flags + "\n")
+
+
+def test_several_links_in_one_call_change_only_what_differs(sysfs, monkeypatch, capsys):
+    add_link(sysfs, "eth2", 8244, "0x1003")  # already at its MTU and up
+    ip = fake_ip(monkeypatch, sysfs)
+    links = [{"name": "eth1", "mtu": 8244, "state": "up"}, {"name": "eth2", "mtu": 8244, "state": "up"}]
+    out = run({"links": links}, capsys)
+    assert out["changed"] and "before" not in out
+    assert [entry["name"] for entry in out["links"]] == ["eth1", "eth2"]
+    assert out["links"][0]["after"] == {"mtu": 8244, "admin_up": True} and out["links"][1]["commands"] == []
+    assert ip.calls == out["commands"] == [["/usr/sbin/ip", "link", "set", "dev", "eth1", "mtu", "8244"],
+                                           ["/usr/sbin/ip", "link", "set", "dev", "eth1", "up"]]
+    assert out["diff"]["before"] == "eth1: mtu 1460, down\n" and out["diff"]["before_header"] == "eth1"
+    again = run({"links": links}, capsys)
+    assert again["changed"] is False and "diff" not in again and len(ip.calls) == 2
+
+
+def test_check_mode_with_several_links_runs_nothing(sysfs, monkeypatch, capsys):
+    add_link(sysfs, "eth2", 1460, "0x1003")
+    ip = fake_ip(monkeypatch, sysfs)
+    out = run({"links": [{"name": "eth1", "mtu": 8244}, {"name": "eth2", "mtu": 8244}]}, capsys, check_mode=True)
+    assert out["changed"] and len(out["commands"]) == 2 and ip.calls == []
+    assert out["diff"]["after"] == "eth1: mtu 8244, down\neth2: mtu 8244, up\n"
+    assert (sysfs / "eth2" / "mtu").read_text() == "1460\n"
+
+
+def test_a_link_that_cannot_be_read_or_changed_does_not_stop_the_others(sysfs, monkeypatch, capsys):
+    add_link(sysfs, "eth2", 1460, "0x1003")
+    ip = fake_ip(monkeypatch, sysfs)
+    out = run({"links": [{"name": "eth9", "mtu": 8244}, {"name": "../x", "mtu": 8244},
+                         {"name": "eth2", "mtu": 8244}]}, capsys)
+    assert out["failed"] and "\n" not in out["msg"]
+    assert out["msg"].startswith("link_mtu: no interface eth9 (")
+    assert "; name must be an interface name, got '../x'" in out["msg"]
+    assert ip.calls == [["/usr/sbin/ip", "link", "set", "dev", "eth2", "mtu", "8244"]]
+    assert out["links"][2]["after"] == {"mtu": 8244, "admin_up": True}
+    # a failed command on one link: the next link is still set
+    ip.fail = True
+    out = run({"links": [{"name": "eth1", "mtu": 9000}, {"name": "eth2", "mtu": 9000}]}, capsys)
+    assert out["msg"] == ("link_mtu: link set dev eth1 mtu 9000 failed: RTNETLINK answers: Operation not permitted; "
+                          "link set dev eth2 mtu 9000 failed: RTNETLINK answers: Operation not permitted")
+
+
+def test_name_and_links_are_one_or_the_other(sysfs, monkeypatch, capsys):
+    fake_ip(monkeypatch, sysfs)
+    out = run({"name": "eth1", "links": [{"name": "eth1"}]}, capsys)
+    assert out["failed"] and "mutually exclusive: name|links" in out["msg"]
+    out = run({"mtu": 8244}, capsys)
+    assert out["failed"] and "one of the following is required: name, links" in out["msg"]
