@@ -80,7 +80,8 @@ run_one() {
   local s="$1" t0=$SECONDS rc path="$PATH"
   [[ $newest_scenarios == *" $s "* ]] && path="$root/build/venv-newest/bin:$PATH"
   # each line stamped with the time of day, so that a log shows where a scenario's time went
-  (cd "$root/extensions" && PATH="$path" && ansible --version | head -1 &&
+  # (sed reads all of it: head would close the pipe and ansible would print a traceback)
+  (cd "$root/extensions" && PATH="$path" && ansible --version | sed -n 1p &&
     molecule -c molecule/config.yml test -s "$s") 2>&1 |
     while IFS= read -r line; do printf '%(%H:%M:%S)T %s\n' -1 "$line"; done > "$logs/$s.log"
   rc=${PIPESTATUS[0]}

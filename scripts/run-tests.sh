@@ -5,7 +5,9 @@
 # earlier one failed, and the script exits non-zero if any did.
 # Stages joined by + run side by side (`lint+sanity+build`): lint, sanity and
 # the build each keep one core busy, so on two cores a group of them takes
-# about half its stages' sum.  A group's output is printed stage by stage
+# about half its stages' sum; the two unit stages leave a quarter of the
+# cores idle each (process start-up, tests that wait), so together they take
+# less than one after the other.  A group's output is printed stage by stage
 # when the group ends (build/test-logs/<stage>.log).  Stages that share a
 # working directory (sanity and sanity-newest, build and build-newest) are
 # never in one group.
@@ -22,7 +24,7 @@ export ANSIBLE_NOCOLOR=1 PY_COLORS=0
 newest="$root/build/venv-newest"
 stages=("$@")
 [ "${#stages[@]}" -gt 0 ] ||
-  stages=(lint+sanity+build units sanity-newest+build-newest+integration units-newest molecule)
+  stages=(lint+sanity+build units+units-newest sanity-newest+build-newest+integration molecule)
 
 stage_lint() {
   ansible-lint --profile production && antsibull-changelog lint
