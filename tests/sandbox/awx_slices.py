@@ -15,9 +15,9 @@ inventory.
 Prints one JSON document (each job's hosts, status, rc and recap) and exits
 0 only when every node was configured by exactly one slice, no slice and no
 node failed, and the unsliced job saw every node and proved its GPU NICs
-ready; otherwise each problem is
-one line on stderr and the exit status is 1 (2: the inventory could not be
-read).  ansible-runner's own records stay under --work.
+ready; otherwise each problem is one line on stderr and the exit status is 1
+(2: the inventory could not be read).  ansible-runner's own records stay
+under --work.
 """
 
 import argparse
