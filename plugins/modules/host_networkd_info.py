@@ -25,14 +25,7 @@ options:
     required: true
 extends_documentation_fragment:
   - gpudirect.gcp.attributes
-attributes:
-  check_mode:
-    support: full
-    details: Reads the same in check mode.
-  diff_mode:
-    support: none
-  idempotent:
-    support: full
+  - gpudirect.gcp.attributes.READ_ONLY
 """
 
 EXAMPLES = r"""

@@ -129,10 +129,10 @@ def main():
     p = gm.params
     several = p["links"] is not None
     wanted = p["links"] if several else [dict(name=p["name"], mtu=p["mtu"], state=p["state"])]
-    ip_bin = gm.which("ip") or "ip"
-    plan = link_mtu.plan_links(wanted, ip_bin)
+    ip_found = gm.which("ip")
+    plan = link_mtu.plan_links(wanted, ip_found or "ip")
     argv = [command for entry in plan for command in entry.get("commands", [])]
-    if argv and not gm.check_mode and not gm.which("ip"):
+    if argv and not gm.check_mode and not ip_found:
         gm.fail("link_mtu: the ip command (iproute2) is not installed", changed=False, commands=argv)
     if not gm.check_mode:
         for entry in plan:

@@ -74,24 +74,26 @@ def all_hosts(inventory):
     return sorted(inventory.get("_meta", {}).get("hostvars", {}))
 
 
+def ok_results(events, play, task):
+    """The event data of each successful run of `task` in a play whose name starts with `play`."""
+    for event in events:
+        data = event.get("event_data") or {}
+        if event.get("event") == "runner_on_ok" and data.get("play", "").startswith(play) and data.get("task") == task:
+            yield data
+
+
 def finished_last_phase(events):
     """The nodes the configuration's last play recorded as finished (one record, on the controller)."""
     done = []
-    for event in events:
-        data = event.get("event_data") or {}
-        if (event.get("event") == "runner_on_ok" and data.get("play", "").startswith(LAST_CONFIG_PLAY)
-                and data.get("task") == LAST_TASK):
-            facts = (data.get("res") or {}).get("ansible_facts") or {}
-            done = list((facts.get("gpudirect_phases_done") or {}).get(LAST_PHASE) or [])
+    for data in ok_results(events, LAST_CONFIG_PLAY, LAST_TASK):
+        facts = (data.get("res") or {}).get("ansible_facts") or {}
+        done = list((facts.get("gpudirect_phases_done") or {}).get(LAST_PHASE) or [])
     return done
 
 
 def proved_nics(events):
     """The nodes whose GPU NICs the readiness phase proved ready."""
-    return sorted({(event.get("event_data") or {}).get("host") for event in events
-                   if event.get("event") == "runner_on_ok"
-                   and (event.get("event_data") or {}).get("play", "").startswith(PROOF_PLAY)
-                   and (event.get("event_data") or {}).get("task") == PROOF_TASK})
+    return sorted({data.get("host") for data in ok_results(events, PROOF_PLAY, PROOF_TASK)})
 
 
 def job_summary(name, hosts, runner, events):
