@@ -30,6 +30,7 @@ from __future__ import absolute_import, division, print_function
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -133,6 +134,24 @@ def results_per_node(log):
     return 0
 
 
+# the full path of each phase that keeps a record: included only where the node differs from it
+FULL_PATHS = re.compile(r"^included: \S*/roles/(gpu_host|gpu_network|nccl_profile)/tasks/configure\.yml for (.*)$"
+                        r"|^included: \S*/roles/(rxdm)/tasks/rxdm\.yml for (.*)$", re.M)
+
+
+def full_paths(log):
+    """(phase, node) pairs that took their phase's full path in the last run logged: none on a converged
+    cluster. A re-run that took any is not the converged re-run the figure stands for (an edit of the
+    collection during the benchmark changes every phase's digest)."""
+    with open(log) as fh:
+        text = fh.read().rsplit("\n$ ", 1)[-1]
+    pairs = []
+    for match in FULL_PATHS.finditer(text):
+        phase, nodes = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        pairs.extend((phase, node.strip()) for node in nodes.split(","))
+    return pairs
+
+
 def median_pair(samples):
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
@@ -163,6 +182,7 @@ def measure(nodes, args, work):
             result["results"]["site"] = results_per_node(log)
             result["rerun"] = run(site, log)
             result["results"]["rerun"] = results_per_node(log)
+            result["rerun_full_paths"] = full_paths(log)
             result["diagnose"] = run([PLAYBOOK, "-i", inventory, "gpudirect.gcp.diagnose",
                                       "-e", "diagnose_nccl_tests=false", "-e", "diagnose_fail_on_findings=false",
                                       "-e", "diagnose_report_dir=%s" % os.path.join(work, name)], log)
@@ -195,7 +215,7 @@ def main():
         results[nodes] = measure(nodes, args, work)
         print("measured %d nodes: %s" % (nodes, ", ".join(
             "%s %.1f s wall, %.1f s controller CPU" % (k, v[0], v[1]) for k, v in sorted(results[nodes].items())
-            if k not in ("memory", "results"))), flush=True)
+            if k not in ("memory", "results", "rerun_full_paths"))), flush=True)
     small, large = sizes[0], sizes[-1]
     print()
     print("scaling benchmark, SANDBOX (podman nodes on this machine, %d CPU(s) shared by the controller "
@@ -223,6 +243,12 @@ def main():
             slope = (results[large][key][1] - results[small][key][1]) / float(large - small)
             print("  %-28s %6.1f CPU-s a node (target %.0f: %s); %d task results a node" % (
                 label, slope, target, "met" if slope <= target else "NOT met", results[large]["results"][key]))
+        for nodes in sizes:
+            taken = results[nodes]["rerun_full_paths"]
+            verdict = ("converged, no phase took its full path" if not taken else
+                       "NOT converged, the figure is void: %d full path(s) (%s)" % (
+                           len(taken), ", ".join("%s on %s" % t for t in taken[:6])))
+            print("  re-run on %d nodes: %s" % (nodes, verdict))
         print()
         small_mem, large_mem = results[small]["memory"], results[large]["memory"]
         print("controller memory during a cold site.yml (PSS, forks %s):" % os.environ.get("ANSIBLE_FORKS", "from ansible.cfg"))

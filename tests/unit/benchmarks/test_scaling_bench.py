@@ -1,0 +1,45 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The scaling benchmark's check that its re-run was converged."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import importlib.util
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+SPEC = importlib.util.spec_from_file_location("scaling_bench", os.path.join(ROOT, "benchmarks", "scaling", "bench.py"))
+bench = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(bench)
+
+ROLES = "/c/ansible_collections/gpudirect/gcp/roles"
+COLD = """
+TASK [gpudirect.gcp.gpu_host : Configure what differs] ****
+included: %(r)s/gpu_host/tasks/configure.yml for n-node0, n-node1
+TASK [gpudirect.gcp.rxdm : Set up RxDM] ****
+included: %(r)s/rxdm/tasks/rxdm.yml for n-node1
+TASK [gpudirect.gcp.nccl_tests : Build] ****
+included: %(r)s/nccl_tests/tasks/binaries_named.yml for n-node0, n-node1
+""" % {"r": ROLES}
+CONVERGED = """
+TASK [gpudirect.gcp.gpu_host : Configure what differs] ****
+skipping: [n-node0]
+included: %(r)s/nccl_tests/tasks/binaries_named.yml for n-node0, n-node1
+""" % {"r": ROLES}
+
+
+def _log(tmp_path, *runs):
+    path = tmp_path / "bench.log"
+    path.write_text(u"".join(u"\n$ ansible-playbook run%d\n%s" % (n, text) for n, text in enumerate(runs)))
+    return str(path)
+
+
+def test_only_the_last_run_counts_and_a_converged_one_has_no_full_path(tmp_path):
+    assert bench.full_paths(_log(tmp_path, COLD, CONVERGED)) == []
+
+
+def test_each_phase_and_node_that_took_its_full_path_is_named(tmp_path):
+    assert bench.full_paths(_log(tmp_path, CONVERGED, COLD)) == [
+        ("gpu_host", "n-node0"), ("gpu_host", "n-node1"), ("rxdm", "n-node1")]
