@@ -25,11 +25,6 @@ PLAYBOOK = """
   hosts: gpu_nodes
   gather_facts: false
   tasks:
-    # as every caller does: the settings published and the profile resolved first
-    - name: Resolve the family profile
-      ansible.builtin.include_role:
-        name: gpudirect.gcp._common
-        tasks_from: family
     - name: Judge the pair
       ansible.builtin.include_role:
         name: gpudirect.gcp._common
