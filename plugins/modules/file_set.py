@@ -83,18 +83,10 @@ mode_fixed:
 """
 
 import os
-import stat
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import file_set
-from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import destination_problem, read_own
-
-
-def _mode_of(path):
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return None
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import destination_problem, mode_of, read_own
 
 
 def main():
@@ -112,7 +104,7 @@ def main():
         problem = destination_problem("files", path)
         if problem:
             gm.fail("file_set: %s" % problem)
-    changes = file_set.plan(wanted, read_own, _mode_of)
+    changes = file_set.plan(wanted, read_own, mode_of)
     result = dict(changed=bool(changes), written=[c[0] for c in changes if c[4] == "content"],
                   mode_fixed=[c[0] for c in changes if c[4] == "mode"])
     if gm.diff_mode:

@@ -93,18 +93,10 @@ written:
 """
 
 import os
-import stat
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import destination_problem, read_own
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import destination_problem, mode_of, read_own
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import ssh_trust
-
-
-def _mode_of(path):
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return None
 
 
 def _wanted_files(p):
@@ -148,7 +140,7 @@ def main():
             gm.fail("ssh_trust: %s" % problem)
 
     diffs = []
-    if not os.path.isdir(p["ssh_dir"]) or _mode_of(p["ssh_dir"]) != 0o700:
+    if not os.path.isdir(p["ssh_dir"]) or mode_of(p["ssh_dir"]) != 0o700:
         result["written"].append(p["ssh_dir"])
         if not gm.check_mode:
             try:
@@ -159,7 +151,7 @@ def main():
                 gm.fail("ssh_trust: cannot make ssh_dir %s: %s" % (p["ssh_dir"], exc))
     for path, text, mode, secret in wanted:
         before = read_own(path)
-        if before == text and _mode_of(path) == mode:
+        if before == text and mode_of(path) == mode:
             continue
         result["written"].append(path)
         if secret:

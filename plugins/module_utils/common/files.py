@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import stat
 import tempfile
 
 
@@ -29,6 +30,14 @@ def read_own(path):
     if os.path.islink(path) or not os.path.isfile(path):
         return None
     return read_or_none(path)
+
+
+def mode_of(path):
+    """The permission bits of path (0o644), or None when it is absent or cannot be read."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return None
 
 
 def destination_problem(option, path):
