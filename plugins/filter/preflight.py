@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The preflight role's cross-node comparison: one line per fact the nodes do not share."""
+"""The preflight role's cross-node comparison (one line per fact the nodes do not share), and the check every
+entry playbook makes first: that the run has nodes to act on."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -87,6 +88,38 @@ def prerequisite_problems(nodes, problems, shown=8):
     return out
 
 
+def _names(hosts, shown=8):
+    hosts = list(hosts)
+    return ", ".join(hosts[:shown]) + (" and %d more" % (len(hosts) - shown) if len(hosts) > shown else "")
+
+
+def targets_problem(matched, pattern, sources=None, expected=0, allow_empty=False):
+    """One line when a run would act on no node, or on fewer nodes than the cluster is known to have.
+
+    matched holds the nodes the play pattern matches in the inventory. A wrong label filter, zone or missing
+    credential leaves an inventory that parses but holds nothing: a run on it would report success on
+    nothing, so it is refused unless allow_empty. expected (preflight_expected_nodes) is compared with the
+    whole inventory: a short inventory is refused even where an empty run is allowed.
+    """
+    matched = list(matched or [])
+    try:
+        expected = int(expected or 0)
+    except (TypeError, ValueError):
+        raise AnsibleFilterError("_targets_problem: preflight_expected_nodes must be a whole number, got %r"
+                                 % (expected,))
+    where = "the inventory (%s)" % (", ".join(sources or []) or "no source given")
+    check = "check the inventory's projects, zones, filters and credentials (ansible-inventory --graph)"
+    if expected > 0 and len(matched) < expected:
+        return ("%s matched %d node(s) in '%s', fewer than the %d of preflight_expected_nodes%s; %s, or set "
+                "preflight_expected_nodes to the cluster's size" % (where, len(matched), pattern, expected,
+                                                                    (": " + _names(matched)) if matched else "",
+                                                                    check))
+    if not matched and not allow_empty:
+        return ("%s matched 0 node(s) in '%s'; %s; -e gpudirect_allow_empty=true runs on no node on purpose"
+                % (where, pattern, check))
+    return ""
+
 class FilterModule(object):
     def filters(self):
-        return {"_cluster_mismatches": cluster_mismatches, "_prerequisite_problems": prerequisite_problems}
+        return {"_cluster_mismatches": cluster_mismatches, "_prerequisite_problems": prerequisite_problems,
+                "_targets_problem": targets_problem}

@@ -122,7 +122,7 @@ def failed_hosts(items):
 
 
 def summary(items, hosts):
-    """Counts for AWX and the report header: hosts checked, failed and clean."""
+    """Counts for AWX and the report header: hosts checked, failed and clean, and the verdict."""
     failed = failed_hosts(items)
     flagged = set(f["host"] for f in items if f["host"] is not None)
     return {
@@ -131,5 +131,7 @@ def summary(items, hosts):
         "hosts": len(hosts),
         "failed_hosts": failed,
         "clean_hosts": sorted(h for h in hosts if h not in flagged),
-        "verdict": "fail" if any(f["severity"] == "fail" for f in items) else "pass",
+        # a diagnosis of no node judged nothing: never a pass
+        "verdict": ("fail" if any(f["severity"] == "fail" for f in items)
+                    else "pass" if hosts else "not_judged"),
     }

@@ -59,3 +59,30 @@ def test_prerequisite_problems_are_grouped_one_line_each():
     assert prerequisite_problems(["a"], [[]]) == []
     with pytest.raises(AnsibleFilterError, match="1 problem list"):
         prerequisite_problems(["a", "b"], [[]])
+
+
+TARGETS = FilterModule().filters()["_targets_problem"]
+
+
+def test_an_inventory_with_nodes_gives_no_line():
+    assert TARGETS(["n0", "n1"], "gpu_nodes", sources=["/c/mine.gce_gpu.yml"]) == ""
+
+
+def test_an_empty_inventory_names_its_sources_the_pattern_and_the_way_out():
+    line = TARGETS([], "gpu_nodes:&zone_a", sources=["/c/mine.gce_gpu.yml", "/c/extra.yml"])
+    assert line.startswith("the inventory (/c/mine.gce_gpu.yml, /c/extra.yml) matched 0 node(s) in "
+                           "'gpu_nodes:&zone_a'; check the inventory's")
+    assert "gpudirect_allow_empty=true" in line and "\n" not in line
+
+
+def test_an_empty_run_on_purpose_passes_but_a_short_inventory_never_does():
+    assert TARGETS([], "gpu_nodes", allow_empty=True) == ""
+    short = TARGETS(["n%d" % i for i in range(10)], "gpu_nodes", expected="64", allow_empty=True)
+    assert "matched 10 node(s) in 'gpu_nodes', fewer than the 64 of preflight_expected_nodes: n0, n1" in short
+    assert "and 2 more" in short
+
+
+def test_enough_nodes_and_a_bad_expected_count():
+    assert TARGETS(["n0", "n1"], "gpu_nodes", expected=2) == ""
+    with pytest.raises(AnsibleFilterError, match="preflight_expected_nodes must be a whole number"):
+        TARGETS(["n0"], "gpu_nodes", expected="many")

@@ -1,0 +1,81 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Every entry playbook, run by ansible-playbook on an inventory that matches no node (or fewer than
+preflight_expected_nodes), stops in one line that names the inventory source and what it matched, before
+any node is touched; gpudirect_allow_empty=true lets an intentionally empty run through."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+PLAYBOOKS = ["site.yml", "configure.yml", "fabric.yml", "diagnose.yml", "validate.yml", "upgrade_plugin.yml",
+             "teardown.yml", "node_health.yml", "slurm_hooks.yml", "slurm_topology.yml"]
+
+
+def _play(tmp_path, playbook, hosts, *extra):
+    inv = {"gpu_nodes": {"hosts": dict((h, {"ansible_connection": "local", "gpu_family": "a3-mega",
+                                            "ansible_python_interpreter": sys.executable}) for h in hosts)},
+           "others": {"hosts": {"bastion": {"ansible_connection": "local"}}}}
+    path = tmp_path / "cluster.yml"
+    path.write_text(yaml.safe_dump(inv))
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(path),
+            os.path.join(ROOT, "playbooks", playbook)] + list(extra)
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml", GPUDIRECT_REPORT_DIR=str(tmp_path / "reports"),
+               ANSIBLE_CALLBACK_RESULT_FORMAT="json")
+    proc = subprocess.run(argv, cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False)
+    return proc, str(path)
+
+
+def _error_lines(out):
+    """The one fatal line; ansible-core 2.19+ repeats its message in an [ERROR] block above it, which may
+    say nothing else."""
+    assert "Traceback" not in out and "exception" not in out.lower(), out[-3000:]
+    fatal = [line for line in out.splitlines() if line.startswith(("fatal:", "ERROR!"))]
+    for line in out.splitlines():
+        if line.startswith("[ERROR]"):
+            assert fatal and line.split("Action failed: ", 1)[-1] in fatal[0], out[-3000:]
+    return fatal
+
+
+@pytest.mark.parametrize("playbook", PLAYBOOKS)
+def test_an_inventory_that_matches_no_node_fails_every_entry_playbook_in_one_line(tmp_path, playbook):
+    proc, source = _play(tmp_path, playbook, [])
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    errors = _error_lines(proc.stdout)
+    assert len(errors) == 1, proc.stdout[-3000:]
+    assert "matched 0 node(s)" in errors[0] and source in errors[0] and "gpu_nodes" in errors[0], errors[0]
+    assert "gpudirect_allow_empty" in errors[0]
+    # nothing was judged: no report was written
+    assert not (tmp_path / "reports").exists()
+
+
+def test_fewer_nodes_than_expected_fail_before_any_node_is_touched(tmp_path):
+    proc, _source = _play(tmp_path, "diagnose.yml", ["n0", "n1"], "-e", "preflight_expected_nodes=64")
+    assert proc.returncode != 0
+    errors = _error_lines(proc.stdout)
+    assert len(errors) == 1 and "matched 2 node(s)" in errors[0] and "64" in errors[0], proc.stdout[-3000:]
+    # the node checks never started
+    assert "Diagnose - check every node" not in proc.stdout
+
+
+def test_an_intentionally_empty_run_passes_and_says_so(tmp_path):
+    proc, _source = _play(tmp_path, "site.yml", [], "-e", "gpudirect_allow_empty=true")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "no node in this run (gpudirect_allow_empty)" in proc.stdout
+
+
+def test_an_intentionally_empty_diagnosis_is_not_judged_and_not_a_pass(tmp_path):
+    proc, _source = _play(tmp_path, "diagnose.yml", [], "-e", "gpudirect_allow_empty=true")
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert "diagnosis: not_judged" in proc.stdout
+    assert "pass" not in [w.strip(",") for w in proc.stdout.split("diagnosis:", 1)[-1].split()[:1]]
