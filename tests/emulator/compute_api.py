@@ -67,6 +67,8 @@ FAULTS = {
     "disabled_projects": "projects that answer 403 accessNotConfigured (API disabled)",
     "unreachable_zones": "zones missing from aggregated lists (reported as unreachable)",
     "forbidden_networks": "network names whose networks.get answers 403",
+    "forbidden_network_projects": "projects (a Shared VPC's host project) whose networks.get and networks.list "
+                                  "answer 403 PERMISSION_DENIED naming the network and compute.networks.get",
     "bad_token_grants": "true: the token endpoint answers invalid_grant",
     "drop_body_first": "the first N API answers close the connection halfway through the body",
     "trickle_ms": "every API answer is sent one byte at a time, this many ms apart",
@@ -795,6 +797,13 @@ class Handler(BaseHTTPRequestHandler):
         match = re.match(r"^zones/([^/]+)/instances$", rest)
         if match:
             return self._zone_list(project, proj, match.group(1), query)
+        # a caller without compute.networks.get on a Shared VPC's host project, as the API refuses it
+        if project in (self.state.faults.get("forbidden_network_projects") or []) and \
+                re.match(r"^global/networks(/[^/]+)?$", rest):
+            return _google_error(403, "PERMISSION_DENIED", "forbidden",
+                                 "Required '%s' permission for 'projects/%s/%s'" % (
+                                     "compute.networks.list" if rest == "global/networks" else "compute.networks.get",
+                                     project, rest))
         if rest == "global/networks":
             if self.state.faults.get("forbidden_networks"):
                 return _google_error(403, "PERMISSION_DENIED", "forbidden",

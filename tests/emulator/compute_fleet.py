@@ -154,3 +154,19 @@ def mixed_fleet():
         nets_b.update(networks_for(prefix, fam))
     return {"projects": {"proj-a": {"instances": a, "networks": nets_a},
                          "proj-b": {"instances": b, "networks": nets_b}}}
+
+
+def shared_vpc_fleet(service="svc-proj", host="net-host"):
+    """A Shared VPC: a service project's A3 Mega VMs whose GPU NICs are on networks of the host project,
+    and an A3 High VM on the service project's own networks."""
+    mega = [gpu_instance("mega-%d" % i, "a3-mega", index=i, prefix="mega") for i in range(2)]
+    for inst in mega:
+        for nic in inst["networkInterfaces"][1:]:
+            nic["network"] = "projects/%s/%s" % (host, nic["network"])
+            nic["subnetwork"] = "projects/%s/%s" % (host, nic["subnetwork"])
+    high = gpu_instance("high-0", "a3-high", zone="us-central1-a", index=5, prefix="high")
+    host_nets = networks_for("mega", "a3-mega")
+    own = {"mega-net-0": host_nets.pop("mega-net-0")}
+    own.update(networks_for("high", "a3-high"))
+    return {"projects": {service: {"instances": mega + [high], "networks": own},
+                         host: {"instances": [], "networks": host_nets}}}
