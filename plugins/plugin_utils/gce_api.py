@@ -21,9 +21,10 @@ import threading
 import time
 
 try:
-    from urllib.parse import quote
+    from urllib.parse import quote, urlsplit
 except ImportError:  # pragma: no cover - Python 2
     from urllib import quote
+    from urlparse import urlsplit
 
 # requests and google-auth are imported on first use: a cache hit needs neither,
 # and importing them costs about half a second.
@@ -63,6 +64,10 @@ BACKOFF_MAX = 16.0
 REFUSED_ATTEMPTS = 3
 # How long one listing of one project may take in all, pages and retries included
 PROJECT_TIMEOUT = 300
+# Seconds to wait for a TCP connection to the API or token endpoint. Google's front ends answer in
+# milliseconds; a connection that takes longer is dropped by a firewall or proxy, and waiting out the
+# whole retry budget only hides that. Not retried: the error names the host at once.
+CONNECT_TIMEOUT = 3
 
 # Only the instance fields the inventory reads (gce_hosts.host_vars, the zone fallback to
 # selfLink, the hostnames entries): a large project's pages shrink by an order of magnitude
@@ -116,6 +121,12 @@ def auth_from_env(args, environ):
         args["service_account_file"] = environ["GCE_CREDENTIALS_FILE_PATH"]
     args["auth_kind"] = args.get("auth_kind") or "application"
     return (args.get("api_endpoint") or DEFAULT_ENDPOINT).rstrip("/")
+
+
+# The ways credentials can be given, for the error that says none were found
+CREDENTIAL_WAYS = ("run `gcloud auth application-default login` (Application Default Credentials), "
+                   "set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, or set the inventory's "
+                   "auth_kind option (serviceaccount with service_account_file, accesstoken with access_token)")
 
 
 def client_for(args, endpoint, scopes=None, retries=3):
@@ -249,8 +260,10 @@ def build_credentials(auth_kind="application", service_account_file=None, servic
         try:
             creds = libs["auth"].default(scopes=scopes)[0]
         except libs["exceptions"].DefaultCredentialsError as exc:
-            raise GceApiError("auth_kind application found no Application Default Credentials: %s"
-                              % " ".join(str(exc).split()))
+            text = " ".join(str(exc).split())
+            if "were not found" in text:
+                raise GceApiError("no Google Cloud credentials found (auth_kind application): " + CREDENTIAL_WAYS)
+            raise GceApiError("auth_kind application found no usable Application Default Credentials: %s" % text)
     if impersonate_service_account:
         override = None
         if iam_endpoint and iam_endpoint.rstrip("/") != DEFAULT_IAM_ENDPOINT:
@@ -298,8 +311,9 @@ class ComputeClient(object):
 
     def __init__(self, credentials, endpoint=DEFAULT_ENDPOINT, timeout=30, retries=8,
                  retry_max_time=60.0, backoff_base=None, backoff_max=None, pool_size=16,
-                 sleep=time.sleep, project_timeout=PROJECT_TIMEOUT, log=None):
+                 sleep=time.sleep, project_timeout=PROJECT_TIMEOUT, log=None, connect_timeout=CONNECT_TIMEOUT):
         self.endpoint = (endpoint or DEFAULT_ENDPOINT).rstrip("/")
+        self.connect_timeout = connect_timeout
         self.project_timeout = project_timeout
         self._log = log or (lambda text: None)
         self._refused_named = set()
@@ -311,7 +325,8 @@ class ComputeClient(object):
         self._sleep = sleep
         self._libs = libs = _libs()
         # No silent refresh-and-retry on 401: a rejected token is reported as such.
-        self.session = libs["AuthorizedSession"](credentials, refresh_status_codes=())
+        self._auth_request = _timed_request((connect_timeout, timeout))
+        self.session = libs["AuthorizedSession"](credentials, refresh_status_codes=(), auth_request=self._auth_request)
         self.session.headers.update({"User-Agent": USER_AGENT, "Accept-Encoding": "gzip"})
         # One pool sized for the thread pool so parallel calls reuse connections.
         adapter = libs["requests"].adapters.HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size)
@@ -326,13 +341,14 @@ class ComputeClient(object):
         creds = self.session.credentials
         if creds.valid:
             return
-        transport = __import__("google.auth.transport.requests", fromlist=["Request"])
         try:
-            creds.refresh(transport.Request())
+            creds.refresh(self._auth_request)
         except self._libs["exceptions"].RefreshError as exc:
             raise GceApiError("could not obtain an access token: %s" % _refresh_error_text(exc))
         except self._libs["exceptions"].TransportError as exc:
-            raise GceApiError("could not reach the token endpoint: %s" % " ".join(str(exc).split())[:300])
+            gone = unreachable(exc, None, self.connect_timeout)
+            raise GceApiError("could not reach the token endpoint: %s" % (
+                gone or " ".join(str(exc).split())[:300]))
 
     def close(self):
         self.session.close()
@@ -354,7 +370,8 @@ class ComputeClient(object):
         timeout = self.timeout
         if deadline is not None:
             timeout = max(0.1, min(timeout, deadline - time.monotonic()))
-        response = self.session.get(url, params=params, timeout=timeout, stream=True)
+        response = self.session.get(url, params=params, timeout=(min(self.connect_timeout, timeout), timeout),
+                                    stream=True)
         fired = []
         timer = None
         if deadline is not None:
@@ -404,6 +421,9 @@ class ComputeClient(object):
                 raise GceApiError("%scould not reach the token endpoint: %s"
                                   % (where, " ".join(str(exc).split())[:300]), project=project)
             except transient as exc:
+                gone = unreachable(exc, url, self.connect_timeout, requests.exceptions.ConnectTimeout)
+                if gone:
+                    raise GceApiError("%s (option api_endpoint %s)" % (gone, self.endpoint), project=project)
                 if deadline is not None and time.monotonic() > deadline:
                     raise self._late(where, what, project)
                 if _is_refused(exc):
@@ -451,11 +471,16 @@ class ComputeClient(object):
             attempt += 1
             self._count(retried=attempt > 1)
             try:
-                response = self.session.post(url, json=body, timeout=self.timeout)
+                response = self.session.post(url, json=body, timeout=(min(self.connect_timeout, self.timeout),
+                                                                      self.timeout))
             except (auth_errors.RefreshError, auth_errors.TransportError) as exc:
                 raise GceApiError("%scould not obtain an access token: %s" % (where, " ".join(str(exc).split())[:300]),
                                   project=project)
             except requests.ConnectionError as exc:
+                gone = unreachable(exc, url, self.connect_timeout, requests.exceptions.ConnectTimeout)
+                if gone:
+                    raise GceApiError("%s%s was not sent: %s (option api_endpoint %s)" % (where, what, gone, self.endpoint),
+                                      project=project)
                 if not _is_refused(exc) or attempt > min(self.retries, REFUSED_ATTEMPTS):
                     raise GceApiError("%s%s: connection error (%s); it may or may not have been acted on"
                                       % (where, what, type(exc).__name__), project=project)
@@ -582,7 +607,7 @@ class ComputeClient(object):
         path = network_url.split("/compute/v1/", 1)[-1] if "/compute/v1/" in network_url else network_url
         project = path.split("/")[1] if path.startswith("projects/") else None
         return self.get(path, params={"fields": "name,mtu,selfLink"}, project=project,
-                        what="reading network %s" % path)
+                        what="reading network %s" % path, permission="compute.networks.get")
 
 
 class DeadlineError(Exception):
@@ -610,6 +635,54 @@ def _zoned(instances, scope):
 
 def _seconds(value):
     return ("%g" % value) if value is not None else "?"
+
+
+def _timed_request(timeouts):
+    """google-auth's request callable (token and metadata calls) with (connect, read) timeouts: its
+    default waits two minutes for a token endpoint that cannot be reached."""
+    transport = __import__("google.auth.transport.requests", fromlist=["Request"])
+
+    class TimedRequest(transport.Request):
+        def __call__(self, url, method="GET", body=None, headers=None, timeout=None, **kwargs):
+            return super(TimedRequest, self).__call__(url, method=method, body=body, headers=headers,
+                                                      timeout=timeout or timeouts, **kwargs)
+
+    return TimedRequest()
+
+
+# What requests, urllib3 and the C library say when a host name does not resolve
+_DNS_SIGNS = ("failed to resolve", "nameresolutionerror", "name or service not known",
+              "temporary failure in name resolution", "nodename nor servname", "no address associated",
+              "getaddrinfo failed")
+_ERRNO_TEXT = re.compile(r"\[Errno -?\d+\] ([^)'\"\]]+)")
+_HOST_IN_TEXT = re.compile(r"host='([^']+)'(?:, port=(\d+))?")
+
+
+def unreachable(exc, url, connect_timeout, connect_timeout_class=None):
+    """A phrase naming the host when exc is a failure that retrying will not cure within the retry
+    budget: a name that does not resolve, or a connection nobody answers within connect_timeout.
+    None otherwise (refused connections, resets and cut answers are retried)."""
+    text = str(exc)
+    lower = text.lower()
+    host = port = None
+    if url:
+        parts = urlsplit(url)
+        host = parts.hostname
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    else:
+        found = _HOST_IN_TEXT.search(text)
+        if found:
+            host, port = found.group(1), found.group(2)
+    host = host or "the API host"
+    if any(sign in lower for sign in _DNS_SIGNS):
+        why = _ERRNO_TEXT.search(text)
+        return "cannot resolve the host name %s (%s): check the name and the controller's DNS" % (
+            host, why.group(1).strip() if why else "no such name")
+    if (connect_timeout_class is not None and isinstance(exc, connect_timeout_class)) or "connect timeout" in lower:
+        return ("no answer connecting to %s%s within %s s (option connect_timeout): a firewall or proxy drops "
+                "the connection, or the host is down" % (host, (":%s" % port) if port else "",
+                                                         _seconds(connect_timeout)))
+    return None
 
 
 def _is_refused(exc):

@@ -4,7 +4,10 @@
 
 import json
 import os
+import re
+import socket
 import sys
+import time
 
 import pytest
 
@@ -123,10 +126,83 @@ def test_key_file_that_is_not_json(tmp_path):
         gce_api.build_credentials("serviceaccount", service_account_file=str(path))
 
 
-def test_no_application_default_credentials(monkeypatch, tmp_path):
+def test_application_default_credentials_file_missing(monkeypatch, tmp_path):
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
-    with pytest.raises(gce_api.GceApiError, match="auth_kind application found no Application Default Credentials"):
+    with pytest.raises(gce_api.GceApiError, match="auth_kind application found no usable Application Default "
+                                                  "Credentials: File .*missing.json was not found"):
         gce_api.build_credentials("application")
+
+
+def _closed_port():
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+def test_no_credentials_at_all_names_every_way(monkeypatch, tmp_path):
+    for var in ("GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
+    # the metadata server, google-auth's last resort, is a closed loopback port here
+    monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:%d" % _closed_port())
+    monkeypatch.setenv("GCE_METADATA_IP", "127.0.0.1:%d" % _closed_port())
+    monkeypatch.setenv("NO_GCE_CHECK", "True")
+    with pytest.raises(gce_api.GceApiError) as info:
+        gce_api.build_credentials("application")
+    text = str(info.value)
+    assert "\n" not in text
+    assert text.startswith("no Google Cloud credentials found")
+    for way in ("gcloud auth application-default login", "GOOGLE_APPLICATION_CREDENTIALS", "auth_kind",
+                "service_account_file", "access_token"):
+        assert way in text, way
+
+
+def test_unresolvable_endpoint_is_named_at_once():
+    creds = gce_api.build_credentials("accesstoken", access_token="t")
+    sleeps = []
+    client = gce_api.ComputeClient(creds, endpoint="https://compute.gpudirect-test.invalid", retries=8,
+                                   sleep=sleeps.append)
+    started = time.monotonic()
+    with pytest.raises(gce_api.GceApiError, match=r"cannot resolve the host name compute\.gpudirect-test\.invalid"):
+        client.aggregated_instances("proj-a")
+    assert time.monotonic() - started < 3
+    assert sleeps == [] and client.request_count == 1  # never retried
+
+
+def test_refused_endpoint_is_tried_three_times_and_named():
+    creds = gce_api.build_credentials("accesstoken", access_token="t")
+    endpoint = "http://127.0.0.1:%d" % _closed_port()
+    client = gce_api.ComputeClient(creds, endpoint=endpoint, backoff_base=0.01)
+    with pytest.raises(gce_api.GceApiError, match="connection refused by %s after 3 attempts" % re.escape(endpoint)):
+        client.aggregated_instances("proj-a")
+
+
+@pytest.mark.parametrize("text, url, expected", [
+    ("HTTPSConnectionPool(host='compute.x.invalid', port=443): Max retries exceeded with url: /compute/v1/p "
+     "(Caused by NameResolutionError(\"<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to resolve "
+     "'compute.x.invalid' ([Errno -2] Name or service not known)\"))", "https://compute.x.invalid/compute/v1/p",
+     "cannot resolve the host name compute.x.invalid (Name or service not known)"),
+    ("HTTPSConnectionPool(host='oauth2.googleapis.com', port=443): Max retries exceeded with url: /token (Caused "
+     "by NewConnectionError('<urllib3.connection.HTTPSConnection object>: Failed to establish a new connection: "
+     "[Errno -3] Temporary failure in name resolution'))", None,
+     "cannot resolve the host name oauth2.googleapis.com (Temporary failure in name resolution)"),
+    ("HTTPSConnectionPool(host='oauth2.googleapis.com', port=443): Max retries exceeded with url: /token (Caused "
+     "by ConnectTimeoutError(<urllib3.connection.HTTPSConnection object>, 'Connection to oauth2.googleapis.com "
+     "timed out. (connect timeout=3)'))", None, "no answer connecting to oauth2.googleapis.com:443 within 3 s"),
+    ("HTTPConnectionPool(host='127.0.0.1', port=9): Max retries exceeded (Caused by NewConnectionError("
+     "'Failed to establish a new connection: [Errno 111] Connection refused'))", "http://127.0.0.1:9/x", None),
+    ("('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))",
+     "https://compute.googleapis.com/x", None),
+])
+def test_unreachable_names_the_host_only_for_what_retrying_cannot_cure(text, url, expected):
+    found = gce_api.unreachable(Exception(text), url, 3)
+    if expected is None:
+        assert found is None
+    else:
+        assert found.startswith(expected), found
 
 
 def test_backoff_grows_and_honours_retry_after():
