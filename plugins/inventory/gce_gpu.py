@@ -114,6 +114,15 @@ options:
     default: 30
     env:
       - name: GCP_GCE_GPU_TIMEOUT
+  connect_timeout:
+    description:
+      - Seconds to wait for a connection to the API or token endpoint. A connection nobody answers
+        in time, and a host name that does not resolve, stop the inventory at once with one line
+        naming the host; neither is retried.
+    type: float
+    default: 3
+    env:
+      - name: GCP_GCE_GPU_CONNECT_TIMEOUT
   retries:
     description:
       - How many times one request is retried on HTTP 429, 500, 502, 503, 504 or a connection error,
@@ -239,6 +248,10 @@ options:
   strict_permissions:
     description:
       - When false, a project that answers 403 (no permission, API disabled) is skipped with a warning.
+      - The same holds for the networks of a Shared VPC host project that the credentials may not read
+        (C(compute.networks.get)) - by default the inventory stops with one line naming the host project,
+        the networks and the hosts on them; when false, those hosts are left out with a warning. A host is
+        never given a NIC without its VPC MTU.
     type: bool
     default: true
     env:
@@ -352,10 +365,12 @@ import hashlib
 import json
 import os
 import re
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible.errors import AnsibleParserError
+from ansible import constants as C
+from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
@@ -397,6 +412,30 @@ def _name(inst):
     return inst.get("name") if isinstance(inst, dict) and inst.get("name") else "?"
 
 
+# The sources this process has parsed: a second parse of one is a refresh inside a running play
+# (meta: refresh_inventory), which must fail the way ansible-core fails it, never end the process.
+_PARSED = set()
+
+
+def _stop_on_error():
+    """Whether the run stops when a source does not parse ([inventory] any_unparsed_is_failed)."""
+    try:
+        return bool(C.config.get_config_value("INVENTORY_ANY_UNPARSED_IS_FAILED"))
+    except AnsibleError:
+        return False
+
+
+def _exit_in_one_line(path, exc):
+    """Name the fault in one line and end the run, as any_unparsed_is_failed asks. ansible-core would
+    print the same message three times (the plugin's failure, its cause, the source's), followed by the
+    complaints of every other enabled plugin about a file that was never theirs."""
+    text = " ".join(to_text(getattr(exc, "message", None) or exc).split())
+    if not text.startswith("gce_gpu: "):
+        text = "gce_gpu: " + text
+    display.error("%s (inventory %s)" % (text, path))
+    sys.exit(1)
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     NAME = "gpudirect.gcp.gce_gpu"
@@ -418,7 +457,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             "projects", "zones", "filters", "include_filters", "exclude_filters", "machine_types",
             "statuses", "server_side_filter", "hostnames", "duplicate_hostnames", "ansible_host_source",
             "strict_permissions", "max_workers", "keep_raw", "auth_kind", "api_endpoint", "timeout",
-            "retries", "retry_max_time", "project_timeout", "host_vars", "extra_host_vars"))
+            "retries", "retry_max_time", "project_timeout", "host_vars", "extra_host_vars", "connect_timeout"))
         endpoint = opts["api_endpoint"] or ""
         if not re.match(r"^https?://[^/\s]+", endpoint):
             raise AnsibleParserError("option api_endpoint: %r is not a URL with a scheme; write it as "
@@ -438,6 +477,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             opts["machine_types"] = gce_hosts.default_machine_types()
         if not opts["statuses"]:
             raise AnsibleParserError("option statuses is empty: list at least one status, e.g. RUNNING")
+        if not opts["connect_timeout"] or opts["connect_timeout"] <= 0:
+            raise AnsibleParserError("option connect_timeout must be more than 0 seconds, got %s"
+                                     % opts["connect_timeout"])
         if opts["max_workers"] < 1:
             raise AnsibleParserError("option max_workers must be at least 1, got %d" % opts["max_workers"])
         try:
@@ -495,7 +537,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         return gce_api.ComputeClient(
             creds, endpoint=opts["api_endpoint"], timeout=opts["timeout"], retries=opts["retries"],
             retry_max_time=opts["retry_max_time"], pool_size=opts["max_workers"],
-            project_timeout=opts["project_timeout"] or None, log=display.v)
+            project_timeout=opts["project_timeout"] or None, log=display.v,
+            connect_timeout=opts["connect_timeout"])
 
     def _warn(self, text):
         """A warning about this answer: shown now, and kept with it in the cache."""
@@ -582,10 +625,15 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                         listed.update(future.result())
                     except gce_api.GceApiError:
                         pass  # no compute.networks.list: fall back to networks.get below
-                mtus = self._network_mtus(client, pool, kept, listed)
+                mtus, unread = self._network_mtus(client, pool, kept, listed)
             api_done = time.monotonic()
         finally:
             client.close()
+        error, notes, kept = gce_hosts.unread_networks(unread, kept, opts["strict_permissions"])
+        if error:
+            raise gce_api.GceApiError(error)
+        for text in notes:
+            self._warn("gce_gpu: %s" % text)
         for what, why in left_out:
             self._warn("gce_gpu: %s left out: %s" % (what, why))
         if left_out:
@@ -618,7 +666,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         return [[name, hvars] for name, hvars in hosts]
 
     def _network_mtus(self, client, pool, kept, listed):
+        """({network URL: MTU}, {network URL: the error reading it}); a network of another project
+        (a Shared VPC's host project) is read there with networks.get."""
         mtus = dict((url, mtu or gce_hosts.DEFAULT_VPC_MTU) for url, mtu in listed.items())
+        unread = {}
         urls = sorted(set(nic.get("network") for _p, inst in kept
                           for nic in inst.get("networkInterfaces") or [] if isinstance(nic.get("network"), str)
                           and nic.get("network")) - set(mtus))
@@ -627,10 +678,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             try:
                 mtus[url] = future.result().get("mtu") or gce_hosts.DEFAULT_VPC_MTU
             except gce_api.GceApiError as exc:
-                self._warn("gce_gpu: cannot read the MTU of network %s (%s); its NICs get mtu null"
-                           % (gce_hosts.last_segment(url), exc))
-                mtus[url] = None
-        return mtus
+                unread[url] = exc
+        return mtus, unread
 
     # -- inventory ------------------------------------------------------------
 
@@ -683,10 +732,16 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
         # Building a large inventory allocates hundreds of thousands of objects and no
         # reference cycles; the cyclic collector would rescan the whole heap many times.
+        first = path not in _PARSED
+        _PARSED.add(path)
         collecting = gc.isenabled()
         gc.disable()
         try:
             self._parse(path, cache)
+        except AnsibleError as exc:
+            if first and _stop_on_error():
+                _exit_in_one_line(path, exc)
+            raise
         finally:
             if collecting:
                 gc.enable()
@@ -713,7 +768,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             with open(key_file, "rb") as fh:
                 creds["key_file_sha256"] = hashlib.sha256(fh.read()).hexdigest()
         # host_vars and extra_host_vars only choose what is added from the cached answer, which holds every variable
-        answer = dict((k, v) for k, v in opts.items() if k not in ("max_workers", "timeout", "retries",
+        answer = dict((k, v) for k, v in opts.items() if k not in ("max_workers", "timeout", "connect_timeout", "retries",
                                                                    "retry_max_time", "project_timeout",
                                                                    "host_vars", "extra_host_vars"))
         answer["format"] = _CACHE_FORMAT

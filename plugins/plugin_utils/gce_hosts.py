@@ -409,3 +409,57 @@ def groups_for(hvars, hostname=None):
         if topo.get("subblock"):
             groups.append("subblock_%s_%s" % (safe_group_name(topo["block"]), safe_group_name(topo["subblock"])))
     return groups
+
+
+_NETWORK_URL = re.compile(r"projects/([^/]+)/global/networks/([^/?#]+)")
+
+
+def _some(names, most):
+    """'a, b, c' or 'a, b, c (+4 more)'."""
+    names = sorted(names)
+    text = ", ".join(names[:most])
+    return text + (" (+%d more)" % (len(names) - most) if len(names) > most else "")
+
+
+def unread_networks(failures, kept, strict):
+    """What becomes of the hosts on networks whose MTU could not be read: never a NIC without one.
+
+    failures: {network URL: error with .status}; kept: [(project, instance)].
+    Returns (error line or None, [warning lines], the (project, instance) pairs still kept). A 403 is a
+    permission the credentials lack, most often compute.networks.get on a Shared VPC's host project: with
+    strict it stops the inventory (an inventory silently short of hosts is worse than none); otherwise,
+    and for other failures, the hosts on those networks are left out, one warning a project."""
+    if not failures:
+        return None, [], kept
+    groups = {}  # (network project, denied) -> [urls]
+    for url, exc in failures.items():
+        match = _NETWORK_URL.search(url)
+        owner = match.group(1) if match else "?"
+        groups.setdefault((owner, getattr(exc, "status", None) == 403), []).append(url)
+    errors, notes, lost = [], [], set()
+    for (owner, denied), urls in sorted(groups.items()):
+        urls = set(urls)
+        on_them = [(p, inst) for p, inst in kept
+                   if any(nic.get("network") in urls for nic in inst.get("networkInterfaces") or []
+                          if isinstance(nic, dict))]
+        hosts = ["%s (project %s)" % (inst.get("name"), p) if len(set(q for q, _i in on_them)) > 1
+                 else str(inst.get("name")) for p, inst in on_them]
+        shared = any(p != owner for p, _inst in on_them)
+        nets = _some([last_segment(u) for u in urls], 4)
+        what = "project %s%s" % (owner, ", the Shared VPC host project of network(s) %s" % nets if shared
+                                 else " network(s) %s" % nets)
+        if denied:
+            cause = ("permission denied (403): the credentials lack compute.networks.get there (grant "
+                     "roles/compute.networkViewer on project %s)" % owner)
+        else:
+            cause = " ".join(str(failures[sorted(urls)[0]]).split())[:300]
+        if denied and strict:
+            errors.append("%s: %s; %d host(s) on them would have no VPC MTU: %s (strict_permissions: false "
+                          "leaves them out instead)" % (what, cause, len(hosts), _some(hosts, 5)))
+            continue
+        if hosts:
+            notes.append("%s: %s; %d host(s) on them left out: %s" % (what, cause, len(hosts), _some(hosts, 5)))
+        lost.update(id(inst) for _p, inst in on_them)
+    if errors:
+        return "; ".join(errors), notes, kept
+    return None, notes, [(p, inst) for p, inst in kept if id(inst) not in lost]

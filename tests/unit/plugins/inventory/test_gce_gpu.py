@@ -11,6 +11,8 @@ from ansible.errors import AnsibleError, AnsibleParserError
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 
+import compute_fleet as fx
+
 # What a host carries by default (host_vars: minimal): what the roles, playbooks and AWX project read
 CONTRACT_VARS = {"ansible_host", "gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_status",
                  "gce_topology", "gce_nics", "gpu_nics"}
@@ -313,12 +315,48 @@ def test_unreachable_zone_is_a_warning(emulator, run_plugin, config):
     assert any("zones/europe-west4-b was unreachable" in w for w in run.warnings)
 
 
-def test_unreadable_network_gives_null_mtu(emulator, run_plugin, config):
+def test_unreadable_network_stops_the_inventory_naming_it(emulator, run_plugin, config):
     emulator.set_faults({"forbidden_networks": ["mega-net-1"]})
-    run = run_plugin(config(emulator))
-    assert run.hosts["mega-0"]["gce_nics"][1]["mtu"] is None
-    assert run.hosts["mega-0"]["gce_nics"][2]["mtu"] == families.FAMILIES["a3-mega"]["vpc_mtu"]
-    assert any("cannot read the MTU of network mega-net-1" in w for w in run.warnings)
+    with pytest.raises(AnsibleParserError) as info:
+        run_plugin(config(emulator))
+    text = str(info.value)
+    assert "project proj-a network(s) mega-net-1: permission denied (403)" in text
+    assert "compute.networks.get" in text and "mega-0, mega-1, mega-2, mega-3" in text
+    assert "ultra-0" not in text and "\n" not in text
+
+
+def test_unreadable_network_without_strict_permissions_leaves_its_hosts_out(emulator, run_plugin, config):
+    emulator.set_faults({"forbidden_networks": ["mega-net-1"]})
+    run = run_plugin(config(emulator, strict_permissions=False))
+    # never a NIC without its MTU: the hosts on that network are out, the others keep every MTU
+    assert sorted(run.hosts) == ["shared", "ultra-0"]
+    assert all(nic["mtu"] for hvars in run.hosts.values() for nic in hvars["gce_nics"])
+    notes = [w for w in run.warnings if "mega-net-1" in w]
+    assert len(notes) == 1 and "4 host(s) on them left out: mega-0, mega-1, mega-2, mega-3" in notes[0], notes
+
+
+def test_shared_vpc_host_project_403_names_project_networks_permission_and_hosts(make_emulator, run_plugin,
+                                                                                 config):
+    emu = make_emulator(fx.shared_vpc_fleet())
+    emu.set_faults({"forbidden_network_projects": ["net-host"]})
+    with pytest.raises(AnsibleParserError) as info:
+        run_plugin(config(emu, projects=["svc-proj"]))
+    text = str(info.value)
+    assert "project net-host, the Shared VPC host project of network(s) mega-net-1, mega-net-2, mega-net-3, " \
+           "mega-net-4 (+4 more): permission denied (403): the credentials lack compute.networks.get there " \
+           "(grant roles/compute.networkViewer on project net-host); 2 host(s) on them would have no VPC MTU: " \
+           "mega-0, mega-1" in text, text
+    assert "high-0" not in text
+
+
+def test_shared_vpc_mtus_are_read_in_the_host_project(make_emulator, run_plugin, config):
+    emu = make_emulator(fx.shared_vpc_fleet())
+    run = run_plugin(config(emu, projects=["svc-proj"]))
+    mega = run.hosts["mega-0"]
+    assert [n["mtu"] for n in mega["gpu_nics"]] == [families.FAMILIES["a3-mega"]["vpc_mtu"]] * 8
+    assert mega["gce_nics"][0]["mtu"] == 1460
+    assert emu.stats()["by_project"]["net-host"] == 8  # one networks.get per GPU VPC
+    assert run.hosts["high-0"]["gpu_nics"][0]["mtu"] == families.FAMILIES["a3-high"]["vpc_mtu"]
 
 
 # --- bad configuration --------------------------------------------------------

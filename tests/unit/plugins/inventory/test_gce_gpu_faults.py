@@ -200,6 +200,41 @@ def test_an_inventory_source_that_does_not_parse_stops_the_run(tmp_path):
     assert "unknown option project; did you mean projects?" in proc.stdout
 
 
+def _parse_for_a_run(new_plugin, tmp_path, monkeypatch, config_text, stops):
+    """parse() as a run's first parse of the source, with any_unparsed_is_failed set to stops."""
+    import yaml
+    from ansible.inventory.data import InventoryData
+    from ansible.parsing.dataloader import DataLoader
+    from ansible_collections.gpudirect.gcp.plugins.inventory import gce_gpu
+    path = tmp_path / "run.gce_gpu.yml"
+    path.write_text(yaml.safe_dump(config_text))
+    errors = []
+    monkeypatch.setattr(gce_gpu.display, "error", lambda msg, *a, **k: errors.append(msg))
+    monkeypatch.setattr(gce_gpu, "_stop_on_error", lambda: stops)
+    plugin = new_plugin()
+    return errors, lambda: plugin.parse(InventoryData(), DataLoader(), str(path))
+
+
+def test_first_parse_of_a_failing_run_ends_it_in_one_line(emulator, config, tmp_path, monkeypatch, plugin_factory):
+    errors, parse = _parse_for_a_run(plugin_factory, tmp_path, monkeypatch, config(emulator, projects=["nope"]), True)
+    with pytest.raises(SystemExit) as info:
+        parse()
+    assert info.value.code == 1
+    assert len(errors) == 1 and "\n" not in errors[0]
+    assert errors[0].startswith("gce_gpu: project nope: not found (404)") and "run.gce_gpu.yml" in errors[0]
+    # a second parse of the same source is a refresh inside a running play: it raises, never exits
+    with pytest.raises(AnsibleParserError, match="project nope: not found"):
+        parse()
+
+
+def test_without_any_unparsed_is_failed_errors_are_left_to_ansible(emulator, config, tmp_path, monkeypatch,
+                                                                  plugin_factory):
+    errors, parse = _parse_for_a_run(plugin_factory, tmp_path, monkeypatch, config(emulator, projects=["nope"]), False)
+    with pytest.raises(AnsibleParserError, match="project nope: not found"):
+        parse()
+    assert errors == []
+
+
 def test_cache_json_is_strict(emulator, run_plugin, config, tmp_path):
     cfg = config(emulator, cache=True, cache_plugin="jsonfile", cache_connection=str(tmp_path / "c"),
                  cache_timeout=3600)
