@@ -27,7 +27,9 @@ DEVELOPMENT = ("tests/", "extensions/", "benchmarks/", "scripts/", "inventories/
 SHIPPED = ("playbooks/diagnose.yml", "plugins/inventory/gce_gpu.py", "roles/diagnose/tasks/main.yml", "site.yml",
            "README.md", "COPYING", "requirements.txt", "requirements.yml", "meta/runtime.yml", "bindep.txt",
            "changelogs/changelog.yaml", "CHANGELOG.rst", "docs/diagnose.md", "monitoring/prometheus/gpudirect.rules.yml",
-           "awx/controller/job_templates.yml")
+           "awx/controller/job_templates.yml",
+           # the user configuration the quick start copies to a project directory
+           "inventories/gcp/ansible.cfg", "inventories/gcp/cluster.gce_gpu.yml", "inventories/gcp/group_vars/all.yml")
 
 
 def test_tarball_has_no_results_or_caches(tmp_path):
