@@ -120,7 +120,7 @@ options:
         in time, and a host name that does not resolve, stop the inventory at once with one line
         naming the host; neither is retried.
     type: float
-    default: 3
+    default: 2
     env:
       - name: GCP_GCE_GPU_CONNECT_TIMEOUT
   retries:
