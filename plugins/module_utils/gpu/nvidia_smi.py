@@ -23,7 +23,7 @@ FIELDS = ("index", "pci_bus_id", "product_name", "uuid", "ecc_volatile_uncorrect
           "remapped_rows_failure", "retired_pages_pending", "pcie_gen_current", "pcie_gen_max",
           "pcie_width_current", "pcie_width_max", "clock_event_reasons_active", "persistence_mode",
           "fabric_state", "fabric_status", "fabric_clique_id", "fabric_cluster_uuid", "performance_state",
-          "recovery_action")
+          "recovery_action", "processes")
 
 _MISSING = ("", "n/a", "[n/a]", "not supported", "[not supported]", "unknown error", "[unknown error]")
 _DOCTYPE = re.compile(r"<!DOCTYPE[^>]*>", re.IGNORECASE)
@@ -111,6 +111,18 @@ def _reasons(gpu):
     return None
 
 
+def _processes(gpu):
+    """The processes on the GPU (``<processes><process_info>``): pid, type (C compute, G graphics, C+G),
+    process_name, used_memory_mib. An empty block is no process; a GPU whose output has no block at all
+    (a tool that does not list them) is None: unknown, never "none"."""
+    block = gpu.find("processes")
+    if block is None:
+        return None
+    return [{"pid": _int(_text(info, "pid")), "type": _text(info, "type"),
+             "process_name": _text(info, "process_name"), "used_memory_mib": _int(_text(info, "used_memory"))}
+            for info in block.findall("process_info")]
+
+
 def _record(index, gpu):
     link = gpu.find("pci/pci_gpu_link_info")
     return {
@@ -134,6 +146,7 @@ def _record(index, gpu):
         "fabric_cluster_uuid": _text(gpu, "fabric/clusterUuid"),
         "performance_state": _text(gpu, "performance_state"),
         "recovery_action": _text(gpu, "gpu_recovery_action"),
+        "processes": _processes(gpu),
     }
 
 

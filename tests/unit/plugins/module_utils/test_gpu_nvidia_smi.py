@@ -105,3 +105,33 @@ def test_nvlink_status():
     assert nvidia_smi.parse_nvlink_status(text) == {0: {"links": 2, "inactive": [1]}, 1: {"links": 2, "inactive": []}}
     # the real single-GPU H100 without NVLink prints nothing
     assert nvidia_smi.parse_nvlink_status("") == {}
+
+
+RTX = os.path.join(FIXTURES, "public", "rtx-a5000-x2-590.44.01-event-reasons-fabric-v13.xml")
+
+
+def test_real_capture_lists_each_gpus_compute_processes():
+    gpus = nvidia_smi.parse(read(RTX))
+    assert [g["processes"] for g in gpus] == [
+        [{"pid": 100477, "type": "C", "process_name": "/root/src/llama.cpp/build/bin/llama-server",
+          "used_memory_mib": 22430}],
+        [{"pid": 100477, "type": "C", "process_name": "/root/src/llama.cpp/build/bin/llama-server",
+          "used_memory_mib": 17246}],
+    ]
+
+
+def test_real_h100_capture_with_an_empty_process_list_has_none():
+    assert nvidia_smi.parse(read(H100))[0]["processes"] == []
+
+
+def test_a_gpu_without_a_process_block_has_an_unknown_list_not_an_empty_one():
+    text = read(H100)
+    start, end = text.index("<processes>"), text.index("</processes>") + len("</processes>")
+    assert nvidia_smi.parse(text[:start] + text[end:])[0]["processes"] is None
+
+
+def test_process_fields_the_driver_cannot_give_are_none():
+    text = read(H100).replace("<processes>", "<processes><process_info><pid>N/A</pid><type>G</type>"
+                              "<process_name></process_name><used_memory>N/A</used_memory></process_info>", 1)
+    assert nvidia_smi.parse(text)[0]["processes"] == [
+        {"pid": None, "type": "G", "process_name": None, "used_memory_mib": None}]

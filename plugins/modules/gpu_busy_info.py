@@ -1,0 +1,169 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: gpu_busy_info
+short_description: Tell whether a node runs a job on its GPUs, so no NCCL test is started on it
+version_added: 1.0.0
+author:
+  - gpudirect.gcp contributors (@gpudirect)
+description:
+  - Reads the compute processes on every GPU (C(nvidia-smi -q -x), the C(processes) block of each GPU) and,
+    where Slurm is installed and configured on the node, the node's Slurm state (C(sinfo -h -n NODE -o %T))
+    and its jobs (C(squeue)).
+  - C(busy) when any GPU runs a compute process (type C or C+G; graphics-only processes are no job) or
+    Slurm shows the node C(allocated), C(mixed), C(completing) or C(draining).
+  - C(unknown) when C(nvidia-smi) is missing or fails, lists no GPU or no process block, or Slurm is
+    configured but does not answer. An unknown node is not proven idle, and the NCCL tests leave it out
+    like a busy one.
+  - C(idle) otherwise; a drained Slurm node whose GPUs run nothing is idle.
+  - Changes nothing.
+options:
+  nvidia_smi:
+    description: The C(nvidia-smi) command, a name on PATH or an absolute path.
+    type: str
+    default: nvidia-smi
+  slurm:
+    description: Read the node's Slurm state where C(sinfo) is on PATH and a Slurm configuration is found.
+    type: bool
+    default: true
+  slurm_node:
+    description: The node's Slurm name; empty for the short host name.
+    type: str
+    default: ""
+  slurm_conf_paths:
+    description:
+      - Where a Slurm configuration may be (besides C(SLURM_CONF)). Where none exists, Slurm is not
+        configured on the node and its state is not read.
+    type: list
+    elements: path
+    default: [/etc/slurm/slurm.conf, /etc/slurm-llnl/slurm.conf, /run/slurm/conf/slurm.conf,
+              /var/spool/slurmd/conf-cache/slurm.conf]
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+  - gpudirect.gcp.attributes.READ_ONLY
+"""
+
+EXAMPLES = r"""
+- name: Look whether the node runs a job
+  gpudirect.gcp.gpu_busy_info:
+  register: busy
+
+- name: Say why the node is not idle
+  ansible.builtin.debug:
+    msg: "{{ busy.msg }}"
+  when: busy.state != 'idle'
+"""
+
+RETURN = r"""
+state:
+  description: C(idle), C(busy) or C(unknown).
+  returned: always
+  type: str
+  sample: busy
+busy:
+  description: Whether the node runs a job (C(state) is C(busy)).
+  returned: always
+  type: bool
+reasons:
+  description: One line per cause, naming each compute process (GPU, pid, name, memory), the Slurm state
+    and jobs, or what could not be read.
+  returned: always
+  type: list
+  elements: str
+  sample: ["GPU 0: pid 100477 /usr/bin/python3 (22430 MiB)"]
+processes:
+  description: The compute processes on the GPUs.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    gpu: {description: The GPU's index., type: int}
+    pci_bus_id: {description: The GPU's bus id as nvidia-smi prints it., type: str}
+    pid: {description: The process id (null where the driver does not give it)., type: int}
+    type: {description: C(C) or C(C+G)., type: str}
+    process_name: {description: The process' name as nvidia-smi prints it., type: str}
+    used_memory_mib: {description: GPU memory the process holds, in MiB., type: int}
+slurm:
+  description: The node's Slurm name, states and jobs (C(id), C(user), C(name), C(state)); null where
+    Slurm is not installed or not configured on the node, or was not asked for.
+  returned: always
+  type: dict
+  sample: {"node": "a3-node1", "states": ["mixed"], "jobs": [{"id": "4711", "user": "alice", "name": "train",
+           "state": "RUNNING"}]}
+msg:
+  description: One line with the state and the reasons.
+  returned: always
+  type: str
+  sample: "busy: GPU 0: pid 100477 /usr/bin/python3 (22430 MiB)"
+"""
+
+import os
+import socket
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import busy, nvidia_smi
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+
+
+def _first_line(text):
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return lines[0] if lines else "no output"
+
+
+def read_gpus(gm):
+    """(records, None) or (None, why they could not be read)."""
+    cmd = gm.params["nvidia_smi"]
+    path = cmd if os.path.isabs(cmd) else gm.which(cmd)
+    if not path or not os.access(path, os.X_OK):
+        return None, "%s not found" % cmd
+    rc, out, err = gm.run([path, "-q", "-x"])
+    if rc != 0:
+        return None, "%s -q -x exited %d: %s" % (cmd, rc, _first_line(err or out))
+    try:
+        return nvidia_smi.parse(out), None
+    except nvidia_smi.ParseError as exc:
+        return None, str(exc)
+
+
+def read_slurm(gm):
+    """(slurm record or None, None) or (None, why a configured Slurm could not be read)."""
+    sinfo = gm.which("sinfo")
+    confs = [os.environ.get("SLURM_CONF", "")] + list(gm.params["slurm_conf_paths"])
+    if not gm.params["slurm"] or not sinfo or not any(p and os.path.exists(p) for p in confs):
+        return None, None
+    node = gm.params["slurm_node"] or socket.gethostname().split(".")[0]
+    rc, out, err = gm.run([sinfo, "-h", "-n", node, "-o", "%T"])
+    if rc != 0:
+        return None, "sinfo -n %s exited %d: %s" % (node, rc, _first_line(err or out))
+    states = busy.parse_sinfo_states(out)
+    jobs = []
+    squeue = gm.which("squeue")
+    if busy.slurm_busy(states) and squeue:
+        rc, out, err = gm.run([squeue, "-h", "-w", node, "-o", "%i|%u|%j|%T"])
+        jobs = busy.parse_squeue(out) if rc == 0 else []
+    return {"node": node, "states": states, "jobs": jobs}, None
+
+
+def main():
+    gm = GpuModule(dict(
+        nvidia_smi=dict(type="str", default="nvidia-smi"),
+        slurm=dict(type="bool", default=True),
+        slurm_node=dict(type="str", default=""),
+        slurm_conf_paths=dict(type="list", elements="path",
+                              default=["/etc/slurm/slurm.conf", "/etc/slurm-llnl/slurm.conf",
+                                       "/run/slurm/conf/slurm.conf", "/var/spool/slurmd/conf-cache/slurm.conf"]),
+    ))
+    gpus, gpu_error = read_gpus(gm)
+    slurm, slurm_error = read_slurm(gm)
+    decision = busy.decide(gpus=gpus, gpu_error=gpu_error, slurm=slurm, slurm_error=slurm_error)
+    gm.exit(changed=False, msg=busy.summary(decision), **decision)
+
+
+if __name__ == "__main__":
+    main()
