@@ -29,6 +29,7 @@ class _Lazy(object):
 
 diagnose = _Lazy("diagnose")
 diagnose_evidence = _Lazy("diagnose_evidence")
+diagnose_busy_utils = _Lazy("diagnose_busy")
 findings = _Lazy("findings")
 
 
@@ -60,8 +61,15 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
     return make_unsafe(out)
 
 
-def diagnose_passing(items, hosts):
-    return diagnose.passing(items or [], _hosts(hosts, "_diagnose_passing"))
+def diagnose_passing(items, hosts, test_busy=False):
+    return diagnose.passing(items or [], _hosts(hosts, "_diagnose_passing"), test_busy=bool(test_busy))
+
+
+def diagnose_busy(checks, hosts, test_busy=False):
+    if not isinstance(checks, dict):
+        raise AnsibleFilterError("_diagnose_busy: expects {host: gpu_busy_info result}, got %s" % type(checks).__name__)
+    # process names come from the nodes: never templated again
+    return make_unsafe(diagnose_busy_utils.findings(checks, _hosts(hosts, "_diagnose_busy"), test_busy=bool(test_busy)))
 
 
 def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=None, repair_args=None, minimum=2,
@@ -93,6 +101,7 @@ class FilterModule(object):
         return {
             "_diagnose_node_findings": diagnose_node_findings,
             "_diagnose_passing": diagnose_passing,
+            "_diagnose_busy": diagnose_busy,
             "_diagnose_add_fabric": diagnose_add_fabric,
             "_diagnose_summary": diagnose_summary,
             "_diagnose_line": diagnose_line,

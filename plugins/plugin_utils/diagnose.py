@@ -11,7 +11,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import fabric_checks, nic_blame, node_checks, version_skew
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils import (
+    diagnose_busy, fabric_checks, nic_blame, node_checks, version_skew)
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import finding, ordered
 
 NO_ANSWER = "no answer (unreachable, or it failed before its checks ran; see the play recap)"
@@ -57,6 +58,9 @@ def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0):
         out.extend(node_checks.gpu(host, ev, repairs) + plugin + rxdm + profile + node_checks.devices(host, ev, repairs)
                    + node_checks.topology(host, ev) + node_checks.maintenance(host, ev, repairs)
                    + ([] if plugin else node_checks.nccl_qualified(host, ev, repairs)))
+        # a node that runs a job (or cannot be shown idle) is named and kept out of the NCCL tests
+        if ev.get("busy") is not None:
+            out.extend(diagnose_busy.findings({host: ev["busy"]}, [host], test_busy=ev.get("test_busy", False)))
         if plugin:
             skip.add((host, "plugin"))
         if rxdm:
@@ -75,9 +79,10 @@ def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0):
     return ordered(out)
 
 
-def passing(findings, hosts):
-    """The nodes with no failing finding: the ones the NCCL tests may use."""
+def passing(findings, hosts, test_busy=False):
+    """The nodes with no failing finding and no job running: the ones the NCCL tests may use."""
     failed = set(f["host"] for f in findings if f["severity"] == "fail")
+    failed.update(diagnose_busy.left_out(findings, test_busy=test_busy))
     return [h for h in hosts if h not in failed]
 
 

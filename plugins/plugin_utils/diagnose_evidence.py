@@ -177,4 +177,7 @@ def shape(raw):
         "maintenance": maintenance(node, parts),
         "versions": raw.get("versions") or {},
         "os_release": os_release(res.get("os_release")),
+        # gpu_busy_info's result as it came (diagnose_busy judges it); None where the check was not part of the run
+        "busy": res.get("busy"),
+        "test_busy": bool(settings.get("test_busy")),
     }
