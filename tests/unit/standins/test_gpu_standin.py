@@ -196,3 +196,48 @@ def test_dcgmi_fails_the_memory_test_where_the_gpu_has_a_memory_fault(standin, c
                                                           ("GPU 2 (0000:0a:00)", "report_host")]
     with pytest.raises(standin.Refused, match="Invalid run level 9"):
         standin.dcgmi(["diag", "-r", "9", "-j"])
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+def test_a_busy_gpu_lists_a_real_compute_process_until_a_reboot_or_clear(standin):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import busy
+
+    idle = nvidia_smi.parse(standin.smi_xml(standin.load()))
+    assert [g["processes"] for g in idle] == [[]] * 8
+    assert busy.decide(gpus=idle)["state"] == "idle"
+    assert standin.fault(standin.load(), "gpu-busy", ["5"]).startswith("seeded gpu-busy on GPU 5")
+    try:
+        gpus = nvidia_smi.parse(standin.smi_xml(standin.load()))
+        procs = busy.compute_processes(gpus)
+        assert [(p["gpu"], p["type"]) for p in procs] == [(5, "C")]
+        pid = procs[0]["pid"]
+        assert _alive(pid) and "STAND-IN" in procs[0]["process_name"]
+        assert busy.decide(gpus=gpus)["reasons"][0].startswith("GPU 5: pid %d " % pid)
+        # a busy GPU is no fault of the hardware
+        assert judge(standin) == []
+        standin.boot(standin.load())
+        assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load()))) == []
+        standin.fault(standin.load(), "gpu-busy", ["2"])
+        pid = busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0]["pid"]
+        standin.fault(standin.load(), "clear", [])
+        assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load()))) == []
+        assert not _alive(pid)
+    finally:
+        standin.fault(standin.load(), "clear", [])
+
+
+def test_a_job_that_ended_leaves_its_gpu_idle(standin):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import busy
+
+    standin.fault(standin.load(), "gpu-busy", ["0"])
+    pid = busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0]["pid"]
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load()))) == []

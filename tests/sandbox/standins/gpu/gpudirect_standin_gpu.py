@@ -11,7 +11,9 @@ Installed as /usr/bin/nvidia-smi, /usr/bin/dmesg, /usr/bin/nvidia-imex,
   nvidia-smi --gpu-reset -i N  what a reset clears: volatile ECC, a pending row remap (applied)
   dmesg                        the stand-in kernel log (Xid lines the faults add)
   gpudirect-standin-gpu boot   what a reboot clears (run by a unit at every boot)
-  gpudirect-standin-gpu fault KIND [ARGS...]   seed a fault (see FAULTS)
+  gpudirect-standin-gpu fault KIND [ARGS...]   seed a fault (see FAULTS); gpu-busy GPU starts a real
+                               process (a STAND-IN job) that nvidia-smi lists as a compute process on
+                               that GPU until it ends, a reboot or clear
   gpudirect-standin-gpu fabricmanager           the stand-in nvidia-fabricmanager service
   nvidia-imex                  IMEX's daemon: refuses a node list that is empty, holds a non-address or
                                lacks this node; listens on SERVER_PORT and connects to every peer over TCP
@@ -35,6 +37,7 @@ import os
 import re
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -56,7 +59,10 @@ REASONS = ("gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdo
            "hw_power_brake_slowdown", "sync_boost", "sw_thermal_slowdown", "display_clocks_setting")
 FAULTS = ("gpu-xid GPU XID", "gpu-ecc GPU", "gpu-remap-pending GPU", "gpu-remap-failure GPU", "gpu-pcie GPU WIDTH",
           "gpu-missing GPU", "gpu-nvlink GPU LINKS_DOWN", "gpu-throttle GPU REASON", "gpu-fabric GPU STATE",
-          "fabricmanager-stop", "rdma-port-down INDEX", "rdma-errors INDEX", "clear")
+          "gpu-busy GPU", "fabricmanager-stop", "rdma-port-down INDEX", "rdma-errors INDEX", "clear")
+# gpu-busy: the job's command line carries this, so a reused pid is never taken for it
+BUSY_MARK = "STAND-IN training job (sandbox, no GPU)"
+BUSY_MEMORY_MIB = 1024
 RDMA_COUNTERS = ("counters/link_downed", "counters/link_error_recovery", "hw_counters/out_of_sequence",
                  "hw_counters/local_ack_timeout_err", "hw_counters/packet_seq_err")
 # rdma-errors: what rises, by how much, every tick: a port that flaps and drops packets
@@ -81,7 +87,7 @@ def _fresh():
     for index, bus in enumerate(cfg["buses"]):
         gpus.append({"index": index, "bus": bus, "uuid": "GPU-5a4d0000-0000-4000-8000-%012x" % (index + 1),
                      "present": True, "ecc": 0, "remap_pending": False, "remap_failure": False,
-                     "width": 16, "nvlink_down": 0, "reasons": [], "fabric": None})
+                     "width": 16, "nvlink_down": 0, "reasons": [], "fabric": None, "processes": []})
     return {"config": cfg, "gpus": gpus, "kernel_log": [], "standin": "STAND-IN GPU state (sandbox, no GPUs)"}
 
 
@@ -123,6 +129,7 @@ def fault(state, kind, args):
     if len(args) != need[kind]:
         raise Refused("%s takes %d argument(s): %s" % (kind, need[kind], [f for f in FAULTS if f.startswith(kind)][0]))
     if kind == "clear":
+        _end_jobs(state)
         save(_fresh())
         rdma_reset(cfg, counters=False)
         return "cleared every fault"
@@ -162,6 +169,8 @@ def fault(state, kind, args):
         if args[1] not in REASONS:
             raise Refused("unknown clock event reason %r; one of %s" % (args[1], ", ".join(REASONS)))
         gpu["reasons"].append(args[1])
+    elif kind == "gpu-busy":
+        gpu.setdefault("processes", []).append({"pid": _start_job(gpu["index"]), "memory": BUSY_MEMORY_MIB})
     elif kind == "gpu-fabric":
         if not cfg.get("fabric"):
             raise Refused("this family's GPUs are in no multi-node NVLink fabric")
@@ -253,6 +262,57 @@ def ibv_devinfo(argv):
           % (dev, port, state, 4 if state == "ACTIVE" else 1, fits[-1], IB_MTUS.index(fits[-1]) + 1))
 
 
+def _start_job(index):
+    """A real process standing for a job on GPU index: it outlives the fault command, as a job does."""
+    code = "import time\nwhile True:\n    time.sleep(3600)\n"
+    job = subprocess.Popen([sys.executable, "-c", code, "%s on GPU %d" % (BUSY_MARK, index)],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           close_fds=True, start_new_session=True)
+    # listed once it runs as the job (until it has exec'd, its command line is this one's)
+    deadline = time.monotonic() + 5
+    while not _job_running(job.pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return job.pid
+
+
+def _job_running(pid):
+    """The STAND-IN job with this pid still runs (not ended, not a zombie, not another process on a reused pid)."""
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as fh:
+            cmdline = fh.read().decode("utf-8", "replace")
+        with open("/proc/%d/stat" % pid) as fh:
+            status = fh.read().rsplit(")", 1)[1].split()[0]
+    except (IOError, OSError, IndexError):
+        return False
+    return BUSY_MARK in cmdline and status != "Z"
+
+
+def _end_jobs(state):
+    for gpu in state["gpus"]:
+        for proc in gpu.get("processes") or []:
+            if _job_running(proc["pid"]):
+                try:
+                    os.kill(proc["pid"], signal.SIGKILL)
+                    os.waitpid(proc["pid"], 0)
+                except ChildProcessError:
+                    pass  # started by an earlier fault command: init reaps it
+                except OSError:
+                    pass
+
+
+def _process_xml(gpu):
+    out = []
+    for proc in gpu.get("processes") or []:
+        if not _job_running(proc["pid"]):
+            continue
+        out.append("\t\t\t<process_info>\n\t\t\t\t<gpu_instance_id>N/A</gpu_instance_id>\n"
+                   "\t\t\t\t<compute_instance_id>N/A</compute_instance_id>\n\t\t\t\t<pid>%d</pid>\n"
+                   "\t\t\t\t<type>C</type>\n\t\t\t\t<process_name>%s</process_name>\n"
+                   "\t\t\t\t<used_memory>%d MiB</used_memory>\n\t\t\t</process_info>\n"
+                   % (proc["pid"], _esc("python3 (%s)" % BUSY_MARK), proc["memory"]))
+    return "".join(out)
+
+
 def reset(state, index):
     gpu = _gpu(state, index)
     if not gpu["present"]:
@@ -273,11 +333,13 @@ def boot(state):
         if not os.path.exists(path):
             os.mknod(path, 0o666 | 0o020000, os.makedev(major, 0))
             os.chmod(path, 0o666)
+    _end_jobs(state)
     for gpu in state["gpus"]:
         # a board that holds its clocks down and spent spare rows stay as they are; the GPU joins its
         # NVLink domain again when the driver loads
+        # no process outlives a reboot
         gpu.update({"present": True, "ecc": 0, "remap_pending": False, "width": 16, "nvlink_down": 0,
-                    "fabric": None, "reasons": [r for r in gpu["reasons"] if r.startswith("hw_")]})
+                    "fabric": None, "reasons": [r for r in gpu["reasons"] if r.startswith("hw_")], "processes": []})
     state["kernel_log"] = []
     save(state)
     rdma_reset(state["config"], counters=True)
@@ -503,10 +565,14 @@ def smi_xml(state):
 \t\t\t<cliqueId>%(f2)s</cliqueId>
 \t\t\t<clusterUuid>%(f3)s</clusterUuid>
 \t\t</fabric>
+\t\t<processes>
+%(processes)s\t\t</processes>
+\t\t<accounted_processes>
+\t\t</accounted_processes>
 \t</gpu>""" % {"domain": domain, "bus": bus, "rest": rest, "name": _esc(cfg["smi_name"]), "uuid": gpu["uuid"],
                "index": gpu["index"], "width": gpu["width"], "reasons": reasons, "ecc": gpu["ecc"],
                "pending": "Yes" if gpu["remap_pending"] else "No", "failure": "Yes" if gpu["remap_failure"] else "No",
-               "f0": fabric[0], "f1": fabric[1], "f2": fabric[2], "f3": fabric[3]})
+               "f0": fabric[0], "f1": fabric[1], "f2": fabric[2], "f3": fabric[3], "processes": _process_xml(gpu)})
     out.append("</nvidia_smi_log>")
     return "\n".join(out) + "\n"
 
