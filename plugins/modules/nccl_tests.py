@@ -117,6 +117,12 @@ options:
       - Network MPI's own TCP traffic uses (C(btl_tcp_if_include), C(oob_tcp_if_include)), as an interface name
         or, better when names differ between nodes, the control subnet in CIDR form (C(10.0.0.0/24)).
     type: str
+  run_as:
+    description:
+      - The user mpirun runs as, and logs in as on the other nodes; the module must run as root for another user
+        (C(runuser -u) starts mpirun). C(root) adds C(--allow-run-as-root).
+      - Without it, mpirun runs as the module does.
+    type: str
   ssh_key:
     description: Private key mpirun's SSH uses to reach the other nodes.
     type: path
@@ -236,6 +242,7 @@ commands:
 """
 
 import os
+import pwd
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing
@@ -280,7 +287,19 @@ def build_params(p, euid=None):
     env, _skipped = read_env_file(out.get("env_file"))
     env.update(dict((k, str(v)) for k, v in (out.get("env") or {}).items()))
     out["env"] = env
-    out["as_root"] = (os.geteuid() if euid is None else euid) == 0
+    euid = os.geteuid() if euid is None else euid
+    run_as = out.get("run_as") or None
+    if run_as and run_as != "root" and euid != 0:
+        try:
+            me = pwd.getpwuid(euid).pw_name
+        except KeyError:
+            me = None
+        if me != run_as:
+            raise RunnerInputError("run_as: mpirun can run as %s only when the module runs as root (become: true)"
+                                   % run_as)
+    # root starts mpirun as run_as through runuser, which opens a PAM session for it (its limits)
+    out["switch_user"] = euid == 0 and run_as not in (None, "root")
+    out["as_root"] = euid == 0 and not out["switch_user"]
     return out
 
 
@@ -316,6 +335,7 @@ def run_module(executor=None, euid=None):
             expected_net=dict(type="str"),
             single_node=dict(type="bool", default=True),
             max_rounds=dict(type="int", default=3),
+            run_as=dict(type="str"),
             mpirun_extra_args=dict(type="list", elements="str", default=[]),
             test_extra_args=dict(type="list", elements="str", default=[]),
         ),
@@ -327,6 +347,10 @@ def run_module(executor=None, euid=None):
             if not found:
                 raise RunnerInputError("mpirun: %r not found on the launcher's PATH" % params["mpirun"])
             params["mpirun"] = found
+        if params["switch_user"]:
+            params["runuser"] = gm.which("runuser") or "runuser"
+            if not gm.check_mode and os.sep not in params["runuser"]:
+                raise RunnerInputError("run_as: runuser not found on the launcher's PATH")
         result = NcclTestsRun(params, executor=executor).execute(check_mode=gm.check_mode)
     except RunnerInputError as exc:
         gm.fail(str(exc))

@@ -9,6 +9,9 @@ import subprocess
 ROOTS = ["/etc", "/usr/local", "/opt", "/root", "/var/lib/tcpx", "/var/lib/tcpxo", "/var/lib/gib"]
 # Ansible's own working files, not the roles'
 SKIP = ("/root/.ansible", "/root/.cache")
+# the shadow tools' copies of the account files before their last change: creating and removing
+# the MPI user puts the account files back, but not these
+BACKUPS = ("/etc/passwd-", "/etc/shadow-", "/etc/group-", "/etc/gshadow-")
 
 
 def files():
@@ -17,6 +20,8 @@ def files():
             dirnames[:] = [d for d in dirnames if not os.path.join(dirpath, d).startswith(SKIP)]
             for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
                 path = os.path.join(dirpath, name)
+                if path in BACKUPS:
+                    continue
                 if os.path.islink(path):
                     yield "link %s -> %s" % (path, os.readlink(path))
                 elif os.path.isfile(path):

@@ -64,6 +64,8 @@ def processes_per_node(p):
 def mpirun_argv(p, addresses, collective, hostfile):
     """The mpirun argument list for one run of one collective on the given node addresses."""
     argv = [p["mpirun"]]
+    if p.get("switch_user"):
+        argv = [p.get("runuser") or "runuser", "-u", p["run_as"], "--"] + argv
     if p.get("as_root"):
         argv.append("--allow-run-as-root")
     procs = processes_per_node(p)
@@ -166,6 +168,9 @@ class NcclTestsRun(object):
         with os.fdopen(fd, "w") as f:
             for addr in addresses:
                 f.write("%s slots=%d\n" % (addr, processes_per_node(self.p)))
+        if self.p.get("switch_user"):
+            # mpirun reads it as run_as; it holds addresses only
+            os.chmod(path, 0o644)
         return path
 
     def _jobs(self, kind, names):
@@ -240,6 +245,8 @@ class NcclTestsRun(object):
                 raise RunnerInputError("nccl-tests binary not found or not executable on the launcher: %s"
                                        % ", ".join(missing))
             self.tmp = tempfile.mkdtemp(prefix="nccl-tests-")
+            if self.p.get("switch_user"):
+                os.chmod(self.tmp, 0o755)
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         try:
             if check_mode:

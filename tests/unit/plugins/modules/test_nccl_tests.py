@@ -78,3 +78,34 @@ def test_report_module_writes_three_files(tmp_path, capsys):
     assert out["changed"] is False
     out = run(nccl_tests_report, dict(args, run_id="../x"), capsys)
     assert out["failed"] and "run_id" in out["msg"]
+
+
+def test_mpirun_runs_as_the_mpi_user_with_a_hostfile_it_can_read(capsys):
+    seen = []
+    inner = replay([])
+
+    def executor(job_lists, timeout):
+        for jobs in job_lists:
+            for job in jobs:
+                seen.append(oct(os.stat(job.hostfile).st_mode & 0o777))
+        return inner(job_lists, timeout)
+
+    out = run(nccl_tests, {"family": "a3-mega", "hosts": nodes(2), "binary_dir": STANDIN_BIN,
+                           "mpirun": "/usr/bin/true", "run_as": "gpudirect-mpi"}, capsys, executor=executor, euid=0)
+    cmd = out["commands"][0]
+    assert cmd[1:4] == ["-u", "gpudirect-mpi", "--"] and os.path.basename(cmd[0]) == "runuser"
+    assert cmd[4] == "/usr/bin/true" and "--allow-run-as-root" not in cmd
+    assert seen and set(seen) == {"0o644"}
+
+
+def test_mpirun_as_root_is_the_option_that_says_so(capsys):
+    out = run(nccl_tests, {"family": "a3-mega", "hosts": nodes(2), "binary_dir": "/nowhere", "run_as": "root"},
+              capsys, check_mode=True, euid=0)
+    assert out["commands"][0][:2] == ["mpirun", "--allow-run-as-root"]
+
+
+def test_run_as_another_user_needs_root(capsys):
+    out = run(nccl_tests, {"family": "a3-mega", "hosts": nodes(2), "binary_dir": "/nowhere", "run_as": "gpudirect-mpi"},
+              capsys, check_mode=True, euid=1000)
+    assert out["failed"] and out["msg"] == ("run_as: mpirun can run as gpudirect-mpi only when the module runs as root "
+                                            "(become: true)")
