@@ -365,7 +365,6 @@ import hashlib
 import json
 import os
 import re
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -433,7 +432,8 @@ def _exit_in_one_line(path, exc):
     if not text.startswith("gce_gpu: "):
         text = "gce_gpu: " + text
     display.error("%s (inventory %s)" % (text, path))
-    sys.exit(1)
+    # SystemExit passes the inventory manager's `except Exception`, which would print it all again
+    raise SystemExit(1)
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):

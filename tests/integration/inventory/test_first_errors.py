@@ -84,6 +84,27 @@ def run(project_dir, args, env=None):
     return proc.returncode, [line for line in text.splitlines() if line.strip()], text, took, proc.stdout
 
 
+# What the network may add before the error line: the connect timeout (2 s) and slack. Measured
+# against the same command with an inventory that fails just before its first request (google-auth
+# and requests imported), so that a busy CI machine's slower start does not count; on an idle
+# 2-core machine the whole run takes 1.5 to 4 s.
+WAIT_AT_MOST = 3.5
+
+
+def startup(project_dir, args):
+    """Seconds the CLI takes to fail on an inventory whose key file is missing (no request made)."""
+    path = project_dir / "mine.gce_gpu.yml"
+    kept = path.read_text()
+    path.write_text("plugin: gpudirect.gcp.gce_gpu\nprojects: [proj-a]\nauth_kind: serviceaccount\n"
+                    "service_account_file: /nonexistent/key.json\n")
+    try:
+        rc, lines, text, took, _out = run(project_dir, args)
+    finally:
+        path.write_text(kept)
+    assert rc != 0 and "/nonexistent/key.json cannot be read" in text, text
+    return took
+
+
 GRAPH = ["ansible-inventory", "-i", "mine.gce_gpu.yml", "--graph"]
 PLAYBOOK = ["ansible-playbook", "-i", "mine.gce_gpu.yml", "whoami.yml"]
 
@@ -160,7 +181,7 @@ def test_unresolvable_api_host_is_named_at_once(project_dir, whoami, args):
     assert rc != 0
     assert len(lines) == 1, text
     assert "compute.gpudirect-test.invalid" in lines[0] and "resolve" in lines[0], lines[0]
-    assert took < 5, took
+    assert took - startup(project_dir, args) < WAIT_AT_MOST, took
 
 
 def test_refused_api_port_is_named_at_once(project_dir):
@@ -170,7 +191,7 @@ def test_refused_api_port_is_named_at_once(project_dir):
     assert rc != 0
     assert len(lines) == 1, text
     assert endpoint in lines[0] and "refused" in lines[0], lines[0]
-    assert took < 5, took
+    assert took - startup(project_dir, GRAPH) < WAIT_AT_MOST, took
 
 
 @pytest.fixture
@@ -181,7 +202,7 @@ def silent_port():
     listener.bind(("127.0.0.1", 0))
     listener.listen(0)
     fillers = []
-    for _ in range(4):  # fill the accept queue; the ones past it stay half-open
+    for _attempt in range(4):  # fill the accept queue; the ones past it stay half-open
         sock = socket.socket()
         sock.setblocking(False)
         sock.connect_ex(listener.getsockname())
@@ -202,14 +223,14 @@ def silent_port():
 
 
 @pytest.mark.parametrize("args", [GRAPH, PLAYBOOK], ids=["graph", "playbook"])
-def test_silent_api_host_times_out_named_within_5_s(project_dir, whoami, silent_port, args):
+def test_silent_api_host_times_out_named_soon(project_dir, whoami, silent_port, args):
     endpoint = "http://127.0.0.1:%d" % silent_port
     inventory(project_dir, api_endpoint=endpoint, auth_kind="accesstoken", access_token="user-token")
     rc, lines, text, took, _out = run(project_dir, args)
     assert rc != 0
     assert len(lines) == 1, text
     assert "127.0.0.1:%d" % silent_port in lines[0] and "connect" in lines[0], lines[0]
-    assert took < 5, took
+    assert took - startup(project_dir, args) < WAIT_AT_MOST, took
 
 
 @pytest.mark.parametrize("args", [GRAPH, PLAYBOOK], ids=["graph", "playbook"])

@@ -228,7 +228,7 @@ def test_first_parse_of_a_failing_run_ends_it_in_one_line(emulator, config, tmp_
 
 
 def test_without_any_unparsed_is_failed_errors_are_left_to_ansible(emulator, config, tmp_path, monkeypatch,
-                                                                  plugin_factory):
+                                                                   plugin_factory):
     errors, parse = _parse_for_a_run(plugin_factory, tmp_path, monkeypatch, config(emulator, projects=["nope"]), False)
     with pytest.raises(AnsibleParserError, match="project nope: not found"):
         parse()
