@@ -33,10 +33,10 @@ diagnose_busy_utils = _Lazy("diagnose_busy")
 findings = _Lazy("findings")
 
 
-def _repairs(zones, playbook, repair_args):
+def _repairs(zones, playbook, repair_args, pairs=None):
     if repair_args is not None and not isinstance(repair_args, (list, tuple)):
         raise AnsibleFilterError("repair_args must be a list of arguments, got %r" % (repair_args,))
-    return findings.Repairs(playbook or "gpudirect.gcp.site", list(repair_args or []), zones or {})
+    return findings.Repairs(playbook or "gpudirect.gcp.site", list(repair_args or []), zones or {}, pairs or {})
 
 
 def _hosts(hosts, name):
@@ -53,7 +53,9 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
     try:
         evidence = dict((h, diagnose_evidence.shape(ev)) for h, ev in evidence.items())
         zones = dict((h, (evidence.get(h) or {}).get("zone")) for h in hosts)
-        out = diagnose.node_findings(evidence, hosts, _repairs(zones, playbook, repair_args), pinned=pinned or {},
+        pairs = dict((h, (evidence.get(h) or {}).get("versions") or {}) for h in hosts)
+        out = diagnose.node_findings(evidence, hosts, _repairs(zones, playbook, repair_args, pairs),
+                                     pinned=pinned or {},
                                      max_restarts=int(max_restarts))
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise AnsibleFilterError("_diagnose_node_findings: malformed evidence: %s" % exc)

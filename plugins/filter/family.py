@@ -52,6 +52,35 @@ def version_pair_error(family, plugin_version, rxdm_version, strict=False):
     return result["message"] if result["verdict"] == "refused" else ""
 
 
+def version_pair_choice(family, asked_plugin, asked_rxdm, installed=None, change=False):
+    if family not in families.FAMILIES:
+        raise AnsibleFilterError("_version_pair_choice: unknown GPU family %r" % (family,))
+    installed = installed if isinstance(installed, dict) else {}
+    return families.choose_pair(family, str(asked_plugin or "").strip(), str(asked_rxdm or "").strip(),
+                                installed.get("plugin") or None, installed.get("rxdm") or None,
+                                change=boolean(change, strict=False))
+
+
+def version_pair_kept(hosts, pairs, shown=8):
+    """One line per distinct kept-pair message, naming its nodes (the first few, the rest counted)."""
+    hosts, pairs = list(hosts or []), list(pairs or [])
+    if len(hosts) != len(pairs):
+        raise AnsibleFilterError("_version_pair_kept: %d pair(s) for %d node(s)" % (len(pairs), len(hosts)))
+    by_message, order = {}, []
+    for host, pair in zip(hosts, pairs):
+        if isinstance(pair, dict) and pair.get("kept"):
+            if pair["message"] not in by_message:
+                by_message[pair["message"]] = []
+                order.append(pair["message"])
+            by_message[pair["message"]].append(host)
+    lines = []
+    for message in order:
+        who = by_message[message]
+        names = ", ".join(who[:shown]) + (" and %d more" % (len(who) - shown) if len(who) > shown else "")
+        lines.append("%d node(s) (%s): %s" % (len(who), names, message))
+    return lines
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -59,5 +88,7 @@ class FilterModule(object):
             "family_for_machine_type": family_for_machine_type,
             "nccl_env": nccl_env,
             "_version_pair_error": version_pair_error,
+            "_version_pair_choice": version_pair_choice,
+            "_version_pair_kept": version_pair_kept,
             "nvlink_domain": nvlink_domain,
         }

@@ -718,6 +718,50 @@ def plugin_for_rxdm(name, rxdm_version):
     return None
 
 
+def rxdm_for_plugin(name, plugin_version):
+    """The RxDM version the table pairs with a plugin version, or None if unknown."""
+    rxdm = FAMILIES[name]["rxdm"]
+    return next((p["rxdm"] for p in (rxdm or {}).get("pairs") or [] if p["plugin"] == plugin_version), None)
+
+
+def _pair_words(plugin, rxdm):
+    return "plugin %s / RxDM %s" % (plugin, rxdm) if rxdm else "plugin %s" % plugin
+
+
+def choose_pair(name, asked_plugin, asked_rxdm, installed_plugin, installed_rxdm, change=False):
+    """The NCCL plugin and RxDM versions a run puts on a node.
+
+    asked_*: what the run asks for ("" where it asks nothing); installed_*: what the node has (None where it
+    has nothing: no install record, no RxDM unit). The installed pair stays unless change is true: a
+    collection release with a newer default, an AWX survey left empty or a repair line must not move a
+    node, and so restart RxDM under its jobs. A half that is missing takes the table's partner of the half
+    that is there. Returns {"plugin", "rxdm", "kept", "message", "wanted"}; kept is true where the pair on
+    the node differs from wanted, the pair the run would otherwise have chosen (the asked versions, else the
+    table's), and message says so in one line.
+    """
+    fam = FAMILIES[name]
+    has_rxdm = bool(fam["rxdm"])
+    want_plugin = asked_plugin or fam["plugin"]["version"]
+    want_rxdm = (asked_rxdm or fam["rxdm"]["version"]) if has_rxdm else ""
+    have_plugin = installed_plugin or None
+    # a digest (rxdm_digest) names an image, not a version the table knows
+    have_rxdm = installed_rxdm if has_rxdm and installed_rxdm and ":" not in installed_rxdm else None
+    wanted = {"plugin": want_plugin, "rxdm": want_rxdm}
+    if change or not (have_plugin or have_rxdm):
+        return {"plugin": want_plugin, "rxdm": want_rxdm, "kept": False, "message": "", "wanted": wanted}
+    plugin = have_plugin or plugin_for_rxdm(name, have_rxdm) or want_plugin
+    rxdm = (have_rxdm or rxdm_for_plugin(name, have_plugin) or want_rxdm) if has_rxdm else ""
+    kept = (plugin, rxdm) != (want_plugin, want_rxdm)
+    message = ""
+    if kept:
+        asked = bool(asked_plugin or asked_rxdm)
+        message = "kept the installed %s; %s %s; gpudirect.gcp.upgrade_plugin moves it%s" % (
+            ("pair " if has_rxdm else "") + _pair_words(plugin, rxdm),
+            "this run asked for" if asked else "the collection's default is", _pair_words(want_plugin, want_rxdm),
+            " (or -e gpudirect_change_pair=true)" if asked else "")
+    return {"plugin": plugin, "rxdm": rxdm, "kept": kept, "message": message, "wanted": wanted}
+
+
 def plugin_nccl_version(name, plugin_version=None):
     """The NCCL release a plugin version brings (default: the table's plugin), None where unpublished.
 

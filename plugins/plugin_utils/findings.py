@@ -44,17 +44,32 @@ class Repairs(object):
 
     playbook: what runs the roles (gpudirect.gcp.site); args: options every
     command needs (an inventory, extra vars), as a list; zones: host -> zone,
-    for the gcloud commands that ask Google to repair a host.
+    for the gcloud commands that ask Google to repair a host; pairs: host ->
+    {plugin, rxdm}, the versions the node has.
     """
 
-    def __init__(self, playbook="gpudirect.gcp.site", args=None, zones=None):
+    def __init__(self, playbook="gpudirect.gcp.site", args=None, zones=None, pairs=None):
         self.playbook = playbook
         self.args = list(args or [])
         self.zones = dict(zones or {})
+        self.pairs = dict(pairs or {})
+
+    def _pair_args(self, host, component):
+        """The node's own plugin and RxDM versions, on the lines that install either: the repair puts back what
+        the node had, never another pair."""
+        if component not in ("nccl_plugin", "rxdm"):
+            return []
+        pair = self.pairs.get(host) or {}
+        out = []
+        for option, key in (("nccl_plugin_version", "plugin"), ("rxdm_version", "rxdm")):
+            if pair.get(key) and ":" not in pair[key]:
+                out += ["-e", "%s=%s" % (option, pair[key])]
+        return out
 
     def role(self, host, component):
         """Re-run the phase whose role puts the component right, on this host only."""
-        argv = ["ansible-playbook", self.playbook] + self.args + ["--limit", host, "--tags", REPAIR_TAGS[component]]
+        argv = (["ansible-playbook", self.playbook] + self.args + self._pair_args(host, component)
+                + ["--limit", host, "--tags", REPAIR_TAGS[component]])
         return " ".join(shlex.quote(a) for a in argv)
 
     def node_command(self, host, module, args=None):

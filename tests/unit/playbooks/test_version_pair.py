@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The one plugin/RxDM version pair check, run by ansible-playbook on a local host.
+"""The one plugin/RxDM version pair choice and check, run by ansible-playbook on a local host.
 
 A qualified pair passes quietly, an unlisted newer pair passes with one
 warning that names it, a known-bad pair and (with gpudirect_strict_versions)
-an unlisted pair stop the host in one line.
+an unlisted pair stop the host in one line. A node's installed pair stays
+unless the run sets gpudirect_change_pair, and the run says so.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -31,6 +32,10 @@ PLAYBOOK = """
         tasks_from: version_pair
       vars:
         _common_caller: test
+
+    - name: Show the chosen pair
+      ansible.builtin.debug:
+        msg: "chosen {{ gpudirect_pair.plugin }}/{{ gpudirect_pair.rxdm }}"
 """
 
 
@@ -72,3 +77,30 @@ def test_known_bad_pair_is_refused(tmp_path):
     rc, out = run(tmp_path, {"nccl_plugin_version": "v1.0.7", "rxdm_version": "v1.0.13"})
     assert rc == 2, out
     assert "known bad pair on a3-mega" in out and "Traceback" not in out
+
+
+# the node's installed pair, as preflight's version read leaves it
+INSTALLED = {"gpudirect_installed_pair": {"plugin": "v1.0.15", "rxdm": "v1.0.21"}}
+
+
+def test_the_installed_pair_stays_and_the_run_says_so(tmp_path):
+    rc, out = run(tmp_path, INSTALLED)
+    assert rc == 0, out
+    assert "chosen v1.0.15/v1.0.21" in out
+    assert ("test: 1 node(s) (n0): kept the installed pair plugin v1.0.15 / RxDM v1.0.21; the collection's default "
+            "is plugin v1.0.17 / RxDM v1.0.23; gpudirect.gcp.upgrade_plugin moves it") in out
+
+
+def test_an_empty_survey_is_no_ask(tmp_path):
+    rc, out = run(tmp_path, dict(INSTALLED, nccl_plugin_version="", rxdm_version=""))
+    assert rc == 0, out
+    assert "chosen v1.0.15/v1.0.21" in out
+
+
+def test_the_change_option_moves_the_pair_and_a_bad_ask_is_refused_even_when_kept(tmp_path):
+    rc, out = run(tmp_path, dict(INSTALLED, gpudirect_change_pair=True))
+    assert rc == 0, out
+    assert "chosen v1.0.17/v1.0.23" in out and "kept the installed" not in out
+    rc, out = run(tmp_path, dict(INSTALLED, nccl_plugin_version="v1.0.7", rxdm_version="v1.0.13"))
+    assert rc == 2, out
+    assert "known bad pair on a3-mega" in out
