@@ -730,10 +730,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
-        # Building a large inventory allocates hundreds of thousands of objects and no
-        # reference cycles; the cyclic collector would rescan the whole heap many times.
         first = path not in _PARSED
         _PARSED.add(path)
+        # Building a large inventory allocates hundreds of thousands of objects and no
+        # reference cycles; the cyclic collector would rescan the whole heap many times.
         collecting = gc.isenabled()
         gc.disable()
         try:
