@@ -119,6 +119,7 @@ def targets_problem(matched, pattern, sources=None, expected=0, allow_empty=Fals
                 % (where, pattern, check))
     return ""
 
+
 class FilterModule(object):
     def filters(self):
         return {"_cluster_mismatches": cluster_mismatches, "_prerequisite_problems": prerequisite_problems,
