@@ -89,7 +89,7 @@ processes:
     pid: {description: The process id (null where the driver does not give it)., type: int}
     type: {description: C(C) or C(C+G)., type: str}
     process_name: {description: The process' name as nvidia-smi prints it., type: str}
-    used_memory_mib: {description: GPU memory the process holds, in MiB., type: int}
+    used_memory_mib: {description: "GPU memory the process holds, in MiB.", type: int}
 slurm:
   description: The node's Slurm name, states and jobs (C(id), C(user), C(name), C(state)); null where
     Slurm is not installed or not configured on the node, or was not asked for.
