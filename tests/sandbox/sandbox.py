@@ -44,6 +44,9 @@ def parse(argv):
                    help="ubuntu: Google's Ubuntu accelerator image (enp*, netplan, packaged driver, container "
                         "toolkit); el: its Rocky Linux one (enp*, NetworkManager); cos: Container-Optimized OS (eth*, "
                         "systemd-networkd, /var/lib/nvidia, read-only root, /etc reset at boot)")
+    p = sub.add_parser("add-node", help="add one node to a running sandbox, as a VM added to a cluster "
+                                        "(docs/add-nodes.md)")
+    p.add_argument("--name", required=True, type=_name)
     p = sub.add_parser("down", help="remove a sandbox's nodes, networks and processes")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--name", type=_name)
@@ -86,6 +89,11 @@ def main(argv=None):
             plan = cluster.up(args.name, args.family, args.nodes, args.variant)
             print("sandbox %s is up (SANDBOX: %d %s-shaped %s-like nodes, stand-ins, no GPUs)"
                   % (args.name, len(plan["nodes"]), args.family, args.variant))
+            print("inventory: %s" % cluster.inventory_file(args.name))
+        elif args.cmd == "add-node":
+            plan, node = cluster.add_node(args.name)
+            print("%s added to sandbox %s (%s; now %d nodes)"
+                  % (node["name"], args.name, node["nics"][0]["ip"], len(plan["nodes"])))
             print("inventory: %s" % cluster.inventory_file(args.name))
         elif args.cmd == "down":
             names = common.sandbox_names() if args.all else [args.name]

@@ -375,13 +375,34 @@ def drop_stale_leases(nodes, root=CNI_LEASES):
     return removed
 
 
-def up(name, family, nodes, variant=layout.DEFAULT_VARIANT):
+def grown_plan(old, plan):
+    """plan (one node more than old) with old's nodes exactly as they were: a VM added to a cluster
+    moves no other VM (their placement stays, whatever the larger layout would give them)."""
+    if len(plan["nodes"]) != len(old["nodes"]) + 1:
+        raise common.SandboxError("a grown sandbox has one node more than %s's %d, not %d"
+                                  % (old["name"], len(old["nodes"]), len(plan["nodes"])))
+    plan["nodes"] = [dict(n) for n in old["nodes"]] + plan["nodes"][len(old["nodes"]):]
+    return plan
+
+
+def add_node(name):
+    """One node more for a running sandbox, as a VM created beside the running ones: the others keep
+    running, untouched; the inventory, the known hosts and the Compute API emulator name it too."""
+    old = common.load_state(name)
+    if not old:
+        raise common.SandboxError("no sandbox named %s (run `up --name %s`)" % (name, name))
+    plan = up(name, old["family"], len(old["nodes"]) + 1, old.get("variant", "cos"), grow=True)
+    return plan, plan["nodes"][-1]
+
+
+def up(name, family, nodes, variant=layout.DEFAULT_VARIANT, grow=False):
     if not 1 <= nodes <= layout.MAX_NODES:
         raise common.SandboxError("--nodes must be between 1 and %d, got %d" % (layout.MAX_NODES, nodes))
     if variant not in layout.VARIANTS:
         raise common.SandboxError("--variant must be %s, got %r" % (" or ".join(layout.VARIANTS), variant))
     old = common.load_state(name)
-    if old and (old["family"] != family or len(old["nodes"]) != nodes or old.get("variant", "cos") != variant):
+    size_ok = old and (len(old["nodes"]) == nodes or (grow and len(old["nodes"]) + 1 == nodes))
+    if old and (old["family"] != family or not size_ok or old.get("variant", "cos") != variant):
         raise common.SandboxError("sandbox %s already exists as %s x%d (%s nodes); run `down --name %s` first"
                                   % (name, old["family"], len(old["nodes"]), old.get("variant", "cos"), name))
     layout.family_profile(family)  # bad family: one line, before anything is built
@@ -390,6 +411,8 @@ def up(name, family, nodes, variant=layout.DEFAULT_VARIANT):
     with common.locked("networks"):
         slot = old["slot"] if old else layout.free_slot()
         plan = layout.plan(name, family, nodes, slot, variant)
+        if grow and old and len(old["nodes"]) < nodes:
+            plan = grown_plan(old, plan)
         plan["image"] = image
         common.save_state(name, plan)
         _create_networks(plan)

@@ -68,3 +68,20 @@ def test_info_modules_set_no_facts():
             if re.search(r"ansible_facts\s*=|[\"']ansible_facts[\"']\s*:|^ansible_facts:", fh.read(), re.M):
                 setting.append(os.path.basename(path))
     assert setting == []
+
+
+# the playbooks users run as gpudirect.gcp.<name>; semver-bound as the filters are
+PUBLIC_PLAYBOOKS = {"site", "configure", "fabric", "diagnose", "validate", "node_health", "slurm_hooks",
+                    "slurm_topology", "upgrade_plugin", "teardown", "add_nodes"}
+
+
+def test_the_public_playbooks_are_the_listed_ones_and_documented():
+    files = set(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(ROOT, "playbooks", "*.yml")))
+    assert files == PUBLIC_PLAYBOOKS
+    with open(os.path.join(ROOT, "docs", "development.md"), encoding="utf-8") as fh:
+        development = fh.read()
+    listed = development.split("## Public interface", 1)[1].split("\n- the roles", 1)[0]
+    assert sorted(n for n in PUBLIC_PLAYBOOKS if "`%s`" % n not in listed and "gpudirect.gcp.%s`" % n not in listed) == []
+    with open(os.path.join(ROOT, "docs", "playbooks.md"), encoding="utf-8") as fh:
+        playbooks = fh.read()
+    assert sorted(n for n in PUBLIC_PLAYBOOKS if "%s.yml" % n not in playbooks and "gpudirect.gcp.%s" % n not in playbooks) == []
