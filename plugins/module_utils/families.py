@@ -137,6 +137,10 @@ _TCPX_RXDM = {
     "ready_sleep_s": 10,
     "health_check_file": UNKNOWN,
     "log_file": UNKNOWN,
+    # RxDM holds GPU memory, so nvidia-smi lists it as a compute process on
+    # every GPU (about 4 GB each on A3 High [SG issue 242]): the node's own
+    # daemon, not a job. The entrypoint's program name [SG].
+    "gpu_processes": ["tcpgpudmarxd"],
 }
 
 _TCPXO_RXDM = {
@@ -185,6 +189,11 @@ _TCPXO_RXDM = {
     "ready_sleep_s": 0,
     "health_check_file": "/run/health-check",
     "log_file": "/tmp/mtest_fastrak_gpumem_manager.INFO",  # since v1.0.13_1 [CEA README]
+    # RxDM's GPU buffer manager holds GPU memory on every GPU, as TCPX's does:
+    # not a job. No source names the process; glog names its log file after
+    # the program (the log file above), and the unprefixed name is kept for
+    # an image that drops the prefix. Unverified on A3 Mega hardware.
+    "gpu_processes": ["mtest_fastrak_gpumem_manager", "fastrak_gpumem_manager"],
 }
 
 _TCPX_PLUGIN = {

@@ -29,6 +29,14 @@ options:
     description: The C(nvidia-smi) command, a name on PATH or an absolute path.
     type: str
     default: nvidia-smi
+  ignore_processes:
+    description:
+      - Program names (the file name of the process nvidia-smi lists) of the node's own GPU daemons, which
+        are no job. RxDM holds memory on every GPU of a TCPX or TCPXO node; the roles pass the family
+        table's C(rxdm.gpu_processes). Listed in RV(ignored).
+    type: list
+    elements: str
+    default: []
   slurm:
     description: Read the node's Slurm state where C(sinfo) is on PATH and a Slurm configuration is found.
     type: bool
@@ -90,6 +98,11 @@ processes:
     type: {description: C(C) or C(C+G)., type: str}
     process_name: {description: The process' name as nvidia-smi prints it., type: str}
     used_memory_mib: {description: "GPU memory the process holds, in MiB.", type: int}
+ignored:
+  description: The compute processes of the programs in O(ignore_processes), with the keys of RV(processes).
+  returned: always
+  type: list
+  elements: dict
 slurm:
   description: The node's Slurm name, states and jobs (C(id), C(user), C(name), C(state)); null where
     Slurm is not installed or not configured on the node, or was not asked for.
@@ -142,6 +155,9 @@ def read_slurm(gm):
     if rc != 0:
         return None, "sinfo -n %s exited %d: %s" % (node, rc, _first_line(err or out))
     states = busy.parse_sinfo_states(out)
+    if not states:
+        # sinfo prints nothing for a node this Slurm does not list
+        return None, None
     jobs = []
     squeue = gm.which("squeue")
     if busy.slurm_busy(states) and squeue:
@@ -153,6 +169,7 @@ def read_slurm(gm):
 def main():
     gm = GpuModule(dict(
         nvidia_smi=dict(type="str", default="nvidia-smi"),
+        ignore_processes=dict(type="list", elements="str", default=[]),
         slurm=dict(type="bool", default=True),
         slurm_node=dict(type="str", default=""),
         slurm_conf_paths=dict(type="list", elements="path",
@@ -161,7 +178,8 @@ def main():
     ))
     gpus, gpu_error = read_gpus(gm)
     slurm, slurm_error = read_slurm(gm)
-    decision = busy.decide(gpus=gpus, gpu_error=gpu_error, slurm=slurm, slurm_error=slurm_error)
+    decision = busy.decide(gpus=gpus, gpu_error=gpu_error, slurm=slurm, slurm_error=slurm_error,
+                           ignore=gm.params["ignore_processes"])
     gm.exit(changed=False, msg=busy.summary(decision), **decision)
 
 

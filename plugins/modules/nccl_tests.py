@@ -26,7 +26,8 @@ description:
     node, then disjoint 2-node runs in parallel rounds, re-pairing suspects with known-good nodes, and names
     the bad nodes.
   - The verdict is data; the module fails only on bad input (missing binary, bad option).
-  - Changes nothing on the nodes (temporary hostfiles are removed).
+  - Changes no configuration on the nodes (temporary hostfiles are removed), but loads every GPU and
+    GPU NIC it runs on: run it on idle nodes.
 options:
   family:
     description: GPU machine family of the nodes (C(a3-mega), ...).

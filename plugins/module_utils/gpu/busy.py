@@ -29,17 +29,27 @@ _SLURM_SUFFIXES = "*~#!%$@^-"
 _NAME_LIMIT = 120
 
 
-def compute_processes(gpus):
-    """Every compute process on the GPUs: gpu (index), pci_bus_id, pid, type, process_name, used_memory_mib."""
-    found = []
+def program_name(process_name):
+    """The program of a process as nvidia-smi names it (a path, maybe with arguments): its file name."""
+    first = (process_name or "").strip().split(" ", 1)[0]
+    return first.rstrip("/").rsplit("/", 1)[-1]
+
+
+def compute_processes(gpus, ignore=()):
+    """The compute processes on the GPUs, as (jobs, ignored): each gpu (index), pci_bus_id, pid, type,
+    process_name, used_memory_mib. ignore: program names that are the node's own daemons (RxDM holds
+    memory on every GPU), never a job."""
+    ignore = set(ignore or ())
+    found, ignored = [], []
     for gpu in gpus or []:
         for proc in gpu.get("processes") or []:
             if "C" not in (proc.get("type") or "").upper():
                 continue
-            found.append({"gpu": gpu.get("index"), "pci_bus_id": gpu.get("pci_bus_id"), "pid": proc.get("pid"),
-                          "type": proc.get("type"), "process_name": proc.get("process_name"),
-                          "used_memory_mib": proc.get("used_memory_mib")})
-    return found
+            record = {"gpu": gpu.get("index"), "pci_bus_id": gpu.get("pci_bus_id"), "pid": proc.get("pid"),
+                      "type": proc.get("type"), "process_name": proc.get("process_name"),
+                      "used_memory_mib": proc.get("used_memory_mib")}
+            (ignored if program_name(record["process_name"]) in ignore else found).append(record)
+    return found, ignored
 
 
 def parse_sinfo_states(text):
@@ -83,16 +93,18 @@ def _slurm_line(slurm):
                                       (": " + ", ".join(jobs)) if jobs else "")
 
 
-def decide(gpus=None, gpu_error=None, slurm=None, slurm_error=None):
+def decide(gpus=None, gpu_error=None, slurm=None, slurm_error=None, ignore=()):
     """The node's state with the reasons that name the processes (pid, name, GPU) and the Slurm job or state.
 
     gpus: nvidia_smi.parse() records, or None with gpu_error saying why they could not be read.
+    ignore: program names of the node's own GPU daemons (compute_processes), returned as ``ignored``.
     slurm: {node, states, jobs} where Slurm knows the node, None where it is not installed, not configured
     or does not list the node; slurm_error where it is configured but cannot be read.
     """
     reasons = []
     unknown = []
     processes = []
+    ignored = []
     if gpu_error is not None:
         unknown.append("could not read the GPU processes: " + one_line(gpu_error, 300))
     elif not gpus:
@@ -102,7 +114,7 @@ def decide(gpus=None, gpu_error=None, slurm=None, slurm_error=None):
         if blind:
             unknown.append("could not read the GPU processes: nvidia-smi lists no process block for GPU %s"
                            % ", ".join(str(g.get("index")) for g in blind))
-        processes = compute_processes(gpus)
+        processes, ignored = compute_processes(gpus, ignore)
         if processes:
             reasons.append("; ".join(_process_line(p) for p in processes))
     if slurm_error is not None:
@@ -111,7 +123,7 @@ def decide(gpus=None, gpu_error=None, slurm=None, slurm_error=None):
         reasons.append(_slurm_line(slurm))
     state = "busy" if reasons else ("unknown" if unknown else "idle")
     return {"state": state, "busy": state == "busy", "reasons": reasons + unknown, "processes": processes,
-            "slurm": slurm}
+            "ignored": ignored, "slurm": slurm}
 
 
 def summary(decision):

@@ -17,7 +17,7 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 PLAYBOOKS = ["site.yml", "configure.yml", "fabric.yml", "diagnose.yml", "validate.yml", "upgrade_plugin.yml",
-             "teardown.yml", "node_health.yml", "slurm_hooks.yml", "slurm_topology.yml"]
+             "add_nodes.yml", "teardown.yml", "node_health.yml", "slurm_hooks.yml", "slurm_topology.yml"]
 
 
 def _play(tmp_path, playbook, hosts, *extra):
@@ -66,6 +66,17 @@ def test_fewer_nodes_than_expected_fail_before_any_node_is_touched(tmp_path):
     assert len(errors) == 1 and "matched 2 node(s)" in errors[0] and "64" in errors[0], proc.stdout[-3000:]
     # the node checks never started
     assert "Diagnose - check every node" not in proc.stdout
+
+
+def test_a_configure_slice_holds_part_of_the_cluster_by_design_and_is_not_refused_for_it(tmp_path):
+    # an AWX slice of a 64-node bring-up sees a quarter of the nodes, with the survey's expected count;
+    # only the always-tagged tasks run (no tag matches), enough to pass or stop at the target check
+    proc, _source = _play(tmp_path, "configure.yml", ["n0", "n1"], "-e", "preflight_expected_nodes=64",
+                          "--tags", "gpudirect_no_such_tag")
+    assert "matched 2 node(s)" not in proc.stdout, proc.stdout[-3000:]
+    assert "PLAY [Targets" in proc.stdout
+    proc, _source = _play(tmp_path, "configure.yml", [], "-e", "preflight_expected_nodes=64")
+    assert proc.returncode != 0 and "matched 0 node(s)" in proc.stdout
 
 
 def test_an_intentionally_empty_run_passes_and_says_so(tmp_path):

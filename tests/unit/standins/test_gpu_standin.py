@@ -33,6 +33,11 @@ def standin(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, "CONFIG", str(config))
     monkeypatch.setattr(mod, "STATE", str(tmp_path / "state.json"))
     monkeypatch.setattr(mod, "MODPROBE_DIR", str(tmp_path / "modprobe.d"))
+    # this machine's /proc also shows the RxDM stand-ins of any sandbox running beside the tests: only a
+    # test's own count
+    mod.test_rxdm_pids = set()
+    real = mod._rxdm_processes
+    monkeypatch.setattr(mod, "_rxdm_processes", lambda: [e for e in real() if e[0] in mod.test_rxdm_pids])
     return mod
 
 
@@ -215,7 +220,7 @@ def test_a_busy_gpu_lists_a_real_compute_process_until_a_reboot_or_clear(standin
     assert standin.fault(standin.load(), "gpu-busy", ["5"]).startswith("seeded gpu-busy on GPU 5")
     try:
         gpus = nvidia_smi.parse(standin.smi_xml(standin.load()))
-        procs = busy.compute_processes(gpus)
+        procs = busy.compute_processes(gpus)[0]
         assert [(p["gpu"], p["type"]) for p in procs] == [(5, "C")]
         pid = procs[0]["pid"]
         assert _alive(pid) and "STAND-IN" in procs[0]["process_name"]
@@ -223,11 +228,11 @@ def test_a_busy_gpu_lists_a_real_compute_process_until_a_reboot_or_clear(standin
         # a busy GPU is no fault of the hardware
         assert judge(standin) == []
         standin.boot(standin.load())
-        assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load()))) == []
+        assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0] == []
         standin.fault(standin.load(), "gpu-busy", ["2"])
-        pid = busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0]["pid"]
+        pid = busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0][0]["pid"]
         standin.fault(standin.load(), "clear", [])
-        assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load()))) == []
+        assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0] == []
         assert not _alive(pid)
     finally:
         standin.fault(standin.load(), "clear", [])
@@ -237,7 +242,33 @@ def test_a_job_that_ended_leaves_its_gpu_idle(standin):
     from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import busy
 
     standin.fault(standin.load(), "gpu-busy", ["0"])
-    pid = busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0]["pid"]
+    pid = busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0][0]["pid"]
     os.kill(pid, 9)
     os.waitpid(pid, 0)
-    assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load()))) == []
+    assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0] == []
+
+
+@pytest.mark.parametrize("mode, family", [("tcpx", "a3-high"), ("tcpxo", "a3-mega")])
+def test_a_running_rxdm_standin_is_listed_on_every_gpu_as_the_real_daemon_is(standin, mode, family):
+    import subprocess
+    import sys
+    import time
+
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import busy
+
+    rxdm = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "/fts/rxdm_standin.py",
+                             "--standin_mode=" + mode])
+    standin.test_rxdm_pids.add(rxdm.pid)
+    try:
+        deadline = time.time() + 10
+        while time.time() < deadline and not any(p == rxdm.pid for p, _ in standin._rxdm_processes()):
+            time.sleep(0.05)
+        gpus = nvidia_smi.parse(standin.smi_xml(standin.load()))
+        assert all(any(p["pid"] == rxdm.pid for p in g["processes"]) for g in gpus)
+        # the family table's names tell it from a job; without them the node would read as busy
+        assert busy.decide(gpus=gpus)["state"] == "busy"
+        names = families.get_family(family)["rxdm"]["gpu_processes"]
+        assert busy.decide(gpus=gpus, ignore=names)["state"] == "idle"
+    finally:
+        rxdm.kill()
+        rxdm.wait()

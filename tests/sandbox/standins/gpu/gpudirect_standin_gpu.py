@@ -300,8 +300,39 @@ def _end_jobs(state):
                     pass
 
 
-def _process_xml(gpu):
+# RxDM holds GPU memory on every GPU (about 4 GB each on A3 High), so the real
+# nvidia-smi lists it as a compute process: the RxDM stand-in's processes are
+# listed under the program name of the real daemon of their mode
+RXDM_STANDIN = "rxdm_standin.py"
+RXDM_PROGRAMS = {"tcpx": "/tcpgpudmarxd/build/app/tcpgpudmarxd", "tcpxo": "mtest_fastrak_gpumem_manager"}
+RXDM_MEMORY_MIB = 4096
+
+
+def _rxdm_processes():
+    """(pid, program) of every RxDM stand-in running on the node (in its container, visible here)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as fh:
+                argv = fh.read().decode("utf-8", "replace").split("\0")
+        except (IOError, OSError):
+            continue
+        if any(a.endswith(RXDM_STANDIN) for a in argv):
+            mode = "tcpxo" if "--standin_mode=tcpxo" in argv else "tcpx"
+            found.append((int(entry), RXDM_PROGRAMS[mode]))
+    return found
+
+
+def _process_xml(gpu, rxdm=()):
     out = []
+    for pid, program in rxdm:
+        out.append("\t\t\t<process_info>\n\t\t\t\t<gpu_instance_id>N/A</gpu_instance_id>\n"
+                   "\t\t\t\t<compute_instance_id>N/A</compute_instance_id>\n\t\t\t\t<pid>%d</pid>\n"
+                   "\t\t\t\t<type>C</type>\n\t\t\t\t<process_name>%s</process_name>\n"
+                   "\t\t\t\t<used_memory>%d MiB</used_memory>\n\t\t\t</process_info>\n"
+                   % (pid, _esc(program), RXDM_MEMORY_MIB))
     for proc in gpu.get("processes") or []:
         if not _job_running(proc["pid"]):
             continue
@@ -509,6 +540,7 @@ def smi_xml(state):
            "<!-- STAND-IN nvidia-smi (sandbox): no GPU behind this output -->", "<nvidia_smi_log>",
            "\t<driver_version>%s</driver_version>" % DRIVER, "\t<cuda_version>12.8</cuda_version>",
            "\t<attached_gpus>%d</attached_gpus>" % len(gpus)]
+    rxdm = _rxdm_processes()
     for gpu in gpus:
         domain, bus, rest = gpu["bus"].split(":")
         bad_fabric = gpu.get("fabric")
@@ -572,7 +604,7 @@ def smi_xml(state):
 \t</gpu>""" % {"domain": domain, "bus": bus, "rest": rest, "name": _esc(cfg["smi_name"]), "uuid": gpu["uuid"],
                "index": gpu["index"], "width": gpu["width"], "reasons": reasons, "ecc": gpu["ecc"],
                "pending": "Yes" if gpu["remap_pending"] else "No", "failure": "Yes" if gpu["remap_failure"] else "No",
-               "f0": fabric[0], "f1": fabric[1], "f2": fabric[2], "f3": fabric[3], "processes": _process_xml(gpu)})
+               "f0": fabric[0], "f1": fabric[1], "f2": fabric[2], "f3": fabric[3], "processes": _process_xml(gpu, rxdm)})
     out.append("</nvidia_smi_log>")
     return "\n".join(out) + "\n"
 

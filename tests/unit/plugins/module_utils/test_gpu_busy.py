@@ -23,7 +23,8 @@ def gpus(path):
 
 
 def test_compute_processes_of_the_real_capture_name_gpu_pid_and_name():
-    procs = busy.compute_processes(gpus(RTX))
+    procs, ignored = busy.compute_processes(gpus(RTX))
+    assert ignored == []
     assert [(p["gpu"], p["pid"], p["process_name"], p["used_memory_mib"]) for p in procs] == [
         (0, 100477, "/root/src/llama.cpp/build/bin/llama-server", 22430),
         (1, 100477, "/root/src/llama.cpp/build/bin/llama-server", 17246)]
@@ -40,8 +41,41 @@ def test_the_real_capture_makes_the_node_busy_and_says_which_process_on_which_gp
 
 def test_the_idle_h100_is_idle():
     decision = busy.decide(gpus=gpus(H100))
-    assert decision == {"state": "idle", "busy": False, "reasons": [], "processes": [],
+    assert decision == {"state": "idle", "busy": False, "reasons": [], "processes": [], "ignored": [],
                         "slurm": None}
+
+
+def _rxdm_on_every_gpu(name):
+    return [{"index": i, "pci_bus_id": "0000:%02x:00.0" % i, "processes": [
+        {"pid": 4242, "type": "C", "process_name": name, "used_memory_mib": 4096}]} for i in range(8)]
+
+
+@pytest.mark.parametrize("family", ["a3-high", "a3-mega"])
+def test_the_nodes_own_rxdm_on_every_gpu_is_no_job(family):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+
+    names = families.get_family(family)["rxdm"]["gpu_processes"]
+    records = _rxdm_on_every_gpu("/fts/" + names[0])
+    # without the family's names RxDM reads as a job on every GPU: every node would be left out
+    assert busy.decide(gpus=records)["state"] == "busy"
+    decision = busy.decide(gpus=records, ignore=names)
+    assert decision["state"] == "idle" and decision["processes"] == []
+    assert [p["gpu"] for p in decision["ignored"]] == list(range(8))
+
+
+def test_a_job_beside_rxdm_still_makes_the_node_busy():
+    records = _rxdm_on_every_gpu("/tcpgpudmarxd/build/app/tcpgpudmarxd")
+    records[3]["processes"].append({"pid": 77, "type": "C", "process_name": "python3 train.py", "used_memory_mib": 9})
+    decision = busy.decide(gpus=records, ignore=["tcpgpudmarxd"])
+    assert decision["state"] == "busy"
+    assert decision["reasons"] == ["GPU 3: pid 77 python3 train.py (9 MiB)"]
+
+
+@pytest.mark.parametrize("name, program", [
+    ("/tcpgpudmarxd/build/app/tcpgpudmarxd", "tcpgpudmarxd"), ("python3 train.py", "python3"),
+    ("tcpgpudmarxd-evil", "tcpgpudmarxd-evil"), ("", ""), (None, "")])
+def test_program_name_is_the_file_name_only(name, program):
+    assert busy.program_name(name) == program
 
 
 def test_graphics_only_processes_do_not_make_a_node_busy():

@@ -109,3 +109,18 @@ def test_a_configured_slurm_that_does_not_answer_is_unknown(node, capsys, tmp_pa
     assert out["state"] == "unknown"
     assert out["reasons"] == ["could not read the Slurm state: sinfo -n n1 exited 1: sinfo: error: Unable to contact "
                               "slurm controller"]
+
+
+def test_a_node_this_slurm_does_not_list_has_no_slurm_record(node, capsys, tmp_path):
+    node(sinfo="")
+    (tmp_path / "slurm.conf").write_text("ClusterName=c\n")
+    out = run(gpu_busy_info, {"slurm_node": "stray", "slurm_conf_paths": [str(tmp_path / "slurm.conf")]}, capsys)
+    # a record with no state would have upgrade_plugin drain a node Slurm does not know
+    assert (out["state"], out["slurm"]) == ("idle", None)
+
+
+def test_the_programs_to_ignore_are_listed_apart_and_leave_the_node_idle(node, capsys):
+    node(smi=RTX)
+    out = run(gpu_busy_info, {"slurm": False, "ignore_processes": ["llama-server"]}, capsys)
+    assert (out["state"], out["processes"]) == ("idle", [])
+    assert [(p["gpu"], p["pid"]) for p in out["ignored"]] == [(0, 100477), (1, 100477)]
