@@ -27,7 +27,7 @@ description:
     the bad nodes.
   - The verdict is data; the module fails only on bad input (missing binary, bad option).
   - Changes no configuration on the nodes (temporary hostfiles are removed), but loads every GPU and
-    GPU NIC it runs on: run it on idle nodes.
+    GPU NIC it runs on, so run it on idle nodes.
 options:
   family:
     description: GPU machine family of the nodes (C(a3-mega), ...).

@@ -261,7 +261,7 @@ def test_a_running_rxdm_standin_is_listed_on_every_gpu_as_the_real_daemon_is(sta
     standin.test_rxdm_pids.add(rxdm.pid)
     try:
         deadline = time.time() + 10
-        while time.time() < deadline and not any(p == rxdm.pid for p, _ in standin._rxdm_processes()):
+        while time.time() < deadline and not any(entry[0] == rxdm.pid for entry in standin._rxdm_processes()):
             time.sleep(0.05)
         gpus = nvidia_smi.parse(standin.smi_xml(standin.load()))
         assert all(any(p["pid"] == rxdm.pid for p in g["processes"]) for g in gpus)
