@@ -75,10 +75,13 @@ def diagnose_busy(checks, hosts, test_busy=False):
 
 
 def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=None, repair_args=None, minimum=2,
-                        not_run=None):
+                        not_run=None, late_busy=None, test_busy=False):
     hosts = _hosts(hosts, "_diagnose_add_fabric")
+    if not isinstance(late_busy or [], (list, tuple)) or not all(isinstance(f, dict) for f in late_busy or []):
+        raise AnsibleFilterError("_diagnose_add_fabric: late_busy expects a list of findings")
     out = diagnose.all_findings(items or [], nccl_result or {}, _hosts(tested, "_diagnose_add_fabric"), hosts,
-                                _repairs(zones, playbook, repair_args), minimum=int(minimum), not_run=not_run or None)
+                                _repairs(zones, playbook, repair_args), minimum=int(minimum), not_run=not_run or None,
+                                late_busy=list(late_busy or []), test_busy=bool(test_busy))
     return make_unsafe(out)
 
 

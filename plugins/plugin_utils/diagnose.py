@@ -86,10 +86,20 @@ def passing(findings, hosts, test_busy=False):
     return [h for h in hosts if h not in failed]
 
 
-def all_findings(node, nccl_result, tested, hosts, repairs, minimum=2, not_run=None):
+def all_findings(node, nccl_result, tested, hosts, repairs, minimum=2, not_run=None, late_busy=(), test_busy=False):
     """The node findings plus what the NCCL tests among ``tested`` found, or why they did not run
-    (``not_run``: a reason such as check mode; else too few nodes passed)."""
+    (``not_run``: a reason such as check mode; else too few nodes passed).
+
+    late_busy: the findings of the NCCL tests' own busy check, made just before they ran: a node whose
+    job started after the node checks was left out then (unless test_busy), so it is named and not counted
+    as tested."""
     out = list(node)
+    named = set((f.get("host"), f.get("component"), f.get("subject")) for f in out)
+    late = [f for f in late_busy or () if f.get("host") in tested
+            and (f.get("host"), f.get("component"), f.get("subject")) not in named]
+    out.extend(late)
+    left = set(diagnose_busy.left_out(late, test_busy=test_busy))
+    tested = [h for h in tested if h not in left]
     skip = fabric_checks.skipped(tested, hosts, minimum, not_run)
     if skip:
         out.append(skip)

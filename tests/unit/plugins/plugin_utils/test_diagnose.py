@@ -280,6 +280,26 @@ def test_no_majority_names_every_node():
     assert "no majority" in found[0]["cause"]
 
 
+def test_a_job_that_started_after_the_node_checks_is_named_and_its_node_not_counted_as_tested():
+    from ansible_collections.gpudirect.gcp.plugins.plugin_utils import diagnose_busy
+
+    late = diagnose_busy.findings({"n0": {"state": "idle"},
+                                   "n1": {"state": "busy", "reasons": ["GPU 0: pid 7 python3 (9 MiB)"]}},
+                                  ["n0", "n1"])
+    passed = {"verdict": "pass", "collectives": [{"collective": "all_gather", "status": "pass"}]}
+    found = diagnose.all_findings([], passed, ["n0", "n1"], ["n0", "n1"], REPAIRS, late_busy=late)
+    # n1 is named; with n0 alone left the fabric was not tested, never "2 nodes passed"
+    assert [(f["host"], f["component"], f["subject"], f["severity"]) for f in found] == [
+        ("n1", "gpu", "workload", "warn"), (None, "fabric", "nccl-tests", "warn")]
+    assert "1 of 2 node(s)" in found[1]["cause"]
+    # tested anyway: named, and still counted
+    anyway = diagnose.all_findings([], passed, ["n0", "n1"], ["n0", "n1"], REPAIRS, late_busy=late, test_busy=True)
+    assert keys(anyway) == [("n1", "gpu", "workload")]
+    # a node the node checks named already is not named twice, and a node outside the test is not added
+    twice = diagnose.all_findings(late, passed, ["n0"], ["n0", "n1"], REPAIRS, late_busy=late, minimum=1)
+    assert keys(twice) == [("n1", "gpu", "workload")]
+
+
 def test_fabric_findings_name_the_slow_node_or_say_why_not_run():
     result = {"verdict": "fail", "bad_nodes": ["n2"], "node_table": {"n2": {"reason": "failed with every partner"}},
               "collectives": [{"collective": "all_gather", "status": "fail", "reasons": ["bad nodes: n2"]}]}
