@@ -50,7 +50,7 @@ on_newest() {
     echo "no $newest: run make venv-newest (it needs a Python 3.12 or newer)" >&2
     return 1
   fi
-  "$newest/bin/ansible" --version | head -1
+  "$newest/bin/ansible" --version | sed -n 1p  # sed reads to the end: no broken pipe
   PATH="$newest/bin:$PATH" CORE=newest "$@"
 }
 

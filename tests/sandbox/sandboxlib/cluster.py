@@ -439,15 +439,36 @@ def down(name):
     plan = common.load_state(name)
     for hook in BEFORE_DOWN:
         hook(name, plan)
-    ids = common.podman("ps", "-aq", "--filter", "label=%s" % _label(name)).stdout.decode().split()
-    if ids:
-        common.podman("rm", "-f", "-t", "0", *ids)
+    ids = _remove_containers(name)
     nets = [n["name"] for n in common.podman_json(
         "network", "ls", "--filter", "label=%s" % _label(name), "--format", "json")]
     if nets:
         common.podman("network", "rm", "-f", *nets)
     shutil.rmtree(common.state_dir(name), ignore_errors=True)
     return {"containers": len(ids), "networks": len(nets), "known": plan is not None}
+
+
+def _remove_containers(name, attempts=4):
+    """Remove a sandbox's containers; ids of what was there.
+
+    Under load podman can refuse a removal while a container is still
+    stopping ("cannot remove container ..."); what is left is tried again.
+    """
+    listed = None
+    for attempt in range(attempts):
+        ids = common.podman("ps", "-aq", "--filter", "label=%s" % _label(name)).stdout.decode().split()
+        listed = ids if listed is None else listed
+        if not ids:
+            break
+        try:
+            common.podman("rm", "-f", "-t", "0", *ids)
+            break
+        except common.SandboxError:
+            if attempt == attempts - 1:
+                raise
+            common.log("podman rm refused while containers were stopping; trying again")
+            time.sleep(2 * (attempt + 1))
+    return listed or []
 
 
 def _plan_node(name, host):
