@@ -38,7 +38,8 @@ SECRET_WORDS = ("TOKEN", "SECRET", "PASSW", "PASSPHRASE", "KEY", "CREDENTIAL", "
 _SECRET_NAME = re.compile("|".join(SECRET_WORDS), re.I)
 _NOT_SECRET_PREFIXES = ("NCCL_",)
 # values that look like credentials wherever they appear: Google OAuth access tokens, API keys,
-# AWS access keys, GitHub, GitLab and Slack tokens, JWTs, PEM private keys
+# AWS access keys, GitHub, GitLab and Slack tokens, JWTs, PEM private keys.  A JWT starts a word:
+# tried inside "eyJeyJeyJ...", each try would scan to the token's end (quadratic).
 _SECRET_VALUE = re.compile(
     r"ya29\.[\w.\-]+"
     r"|AIza[\w\-]{30,}"
@@ -46,11 +47,13 @@ _SECRET_VALUE = re.compile(
     r"|gh[pousr]_[A-Za-z0-9]{20,}"
     r"|glpat-[\w\-]{20,}"
     r"|xox[abprs]-[\w\-]+"
-    r"|eyJ[\w\-]{8,}\.[\w\-]{8,}\.[\w\-]{8,}"
+    r"|(?<![\w\-])eyJ[\w\-]{8,}\.[\w\-]{8,}\.[\w\-]{8,}"
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)")
 # NAME=value (an environment entry, mpirun's -x NAME=value, --name=value), a header's "Name: value"
-# (a plain word before the colon: "auth.json: No such file" is a path, not a header)
-_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][\w.\-]*)(?P<sep>=)(?P<value>\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
+# (a plain word before the colon: "auth.json: No such file" is a path, not a header).  A name starts
+# only where a word starts (the look-behind): tried at every character of a long unbroken token,
+# the pattern would scan to its end each time, a cost that grows with the square of its length.
+_ASSIGNMENT = re.compile(r"(?<![\w.\-])(?P<name>[\w.\-]+)(?P<sep>=)(?P<value>\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
                          r"|(?<![\w./\-])(?P<hname>[A-Za-z][\w\-]*)(?P<hsep>:\s+)(?P<hvalue>[^\s,;&]+)")
 _BEARER = re.compile(r"\b(?P<scheme>Bearer|Basic)\s+[\w.~+/=\-]+", re.I)
 

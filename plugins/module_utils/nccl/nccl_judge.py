@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse
 
 PASS = "pass"
 FAIL = "fail"
@@ -102,7 +103,7 @@ def window_avg_busbw(parsed, minbytes, maxbytes):
             bw = (row.get(half) or {}).get("busbw_gbps")
             if bw is not None:
                 values.append(bw)
-    return sum(values) / len(values) if values else None
+    return nccl_parse.mean(values)
 
 
 def _judge_floor(parsed, family, coll, multi_node, scope, out, failed):

@@ -186,6 +186,15 @@ def finite_float(val):
     return out if math.isfinite(out) else None
 
 
+def mean(values):
+    """The mean of finite numbers, itself finite: each value is divided before the sum, so bandwidths near
+    the float limit cannot add up to infinity (which strict JSON cannot hold)."""
+    values = list(values)
+    if not values:
+        return None
+    return sum(v / len(values) for v in values)
+
+
 def _guess_layout(tokens, collective, res):
     """Column layout for a data row when no column-name line was seen."""
     rest = tokens[3:]
@@ -211,10 +220,14 @@ def _guess_layout(tokens, collective, res):
     return prefix, half, []
 
 
+def _row_width(layout):
+    prefix, half, tail = layout
+    return len(prefix) + 2 * len(half) + len(tail)
+
+
 def _parse_row(tokens, layout):
     prefix, half, tail = layout
-    want = len(prefix) + 2 * len(half) + len(tail)
-    if len(tokens) < want:
+    if len(tokens) < _row_width(layout):
         return None
     row = {"size": None, "count": None, "type": None, "redop": None, "root": None}
     for name, val in zip(prefix, tokens):
@@ -244,7 +257,10 @@ def _parse_text(text, collective, res):
     layout = None
     header_lines = []
     mpirun_block = False
-    for raw in text.splitlines():
+    lines = text.splitlines()
+    # the text stops mid-line: its last line may be a data row cut inside its last value
+    ends_mid_line = bool(text) and not text.endswith(("\n", "\r"))
+    for number, raw in enumerate(lines, 1):
         line = strip_prefixes(raw.rstrip("\r\n"))
         info = _NCCL_INFO.search(line)
         if info:
@@ -324,7 +340,11 @@ def _parse_text(text, collective, res):
             if layout is None:
                 layout = _guess_layout(toks, res["collective"], res)
             row = _parse_row(toks, layout) if layout else None
-            if row is None:
+            if row is not None and ends_mid_line and number == len(lines) and len(toks) <= _row_width(layout):
+                # every column is there, but the last may have lost its end ("N/A" -> "N/", "148.3" -> "14");
+                # a row followed by more tokens than its layout has was printed whole
+                res["errors"].append("the output ends inside a data row (cut short): %s" % body[:200])
+            elif row is None:
                 # a row cut short (output truncated mid-line) is no measurement: the run is not ok
                 res["errors"].append("unreadable or cut data row: %s" % body[:200])
             elif _non_finite(toks):
@@ -409,6 +429,11 @@ def _parse_json(doc, collective, res):
         except (TypeError, ValueError):
             res["notes"].append("JSON result entry without a size")
             continue
+        negative = [(k, v) for k, v in (("size", size), ("count", count)) if v is not None and v < 0]
+        if negative:
+            # the text form cannot carry one (a row starts with digits); nccl-tests never writes one
+            res["errors"].append("JSON result entry with a negative %s: %d" % negative[0])
+            continue
         res["rows"].append({"size": size, "count": count, "type": item.get("type"), "redop": redop,
                             "root": root, "out_of_place": _json_half(item.get("out_of_place")),
                             "in_place": _json_half(item.get("in_place"))})
@@ -444,7 +469,7 @@ def _finish(res):
                 res["wrong_total"] += h["wrong"]
     res["ranks"] = len(res["devices"])
     if busbws:
-        res["avg_busbw_gbps"] = round(sum(busbws) / len(busbws), 3)
+        res["avg_busbw_gbps"] = round(mean(busbws), 3)
         res["peak_busbw_gbps"] = max(busbws)
     if res["rows"]:
         big = max(res["rows"], key=lambda r: r["size"])

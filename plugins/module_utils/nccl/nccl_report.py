@@ -207,12 +207,23 @@ def _size_label(size):
     return "%dB" % size
 
 
+_FLOAT_ROOM = 1e300
+
+
+def _plottable(point):
+    """A point a log2 size axis can place: a positive size and a finite bandwidth."""
+    size, busbw = point
+    return (isinstance(size, (int, float)) and size > 0 and isinstance(busbw, (int, float))
+            and math.isfinite(busbw) and busbw >= 0)
+
+
 def svg_chart(title, series, baseline=None, required=None, width=640, height=320):
     """Line chart of busbw against message size (log2 x axis).
 
     series: [(label, [(size, busbw), ...]), ...]
     """
-    pts = [p for _label, s in series for p in s if p[0] and p[1] is not None]
+    series = [(label, [p for p in points if _plottable(p)]) for label, points in series]
+    pts = [p for _label, s in series for p in s]
     left, right, top, bottom = 60, 160, 30, 40
     w, h = width - left - right, height - top - bottom
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" aria-label="%s">'
@@ -225,7 +236,9 @@ def svg_chart(title, series, baseline=None, required=None, width=640, height=320
     xmin, xmax = min(xs), max(xs)
     if xmax == xmin:
         xmin, xmax = xmin - 1, xmax + 1
-    ymax = max([p[1] for p in pts] + [baseline or 0, required or 0]) * 1.1 or 1.0
+    top = max([p[1] for p in pts] + [baseline or 0, required or 0])
+    # headroom above the highest point, unless that would pass the float limit
+    ymax = (top * 1.1 if top < _FLOAT_ROOM else top) or 1.0
 
     def px(size):
         return left + (math.log(size, 2) - xmin) / (xmax - xmin) * w
@@ -235,11 +248,11 @@ def svg_chart(title, series, baseline=None, required=None, width=640, height=320
 
     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>' % (left, top, w, h))
     for i in range(6):
-        val = ymax * i / 5
+        val = ymax / 5 * i  # divided first: ymax * 5 may pass the float limit
         y = py(val)
         out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#eee"/>' % (left, left + w, y, y))
-        out.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end" font-family="sans-serif">%.0f</text>'
-                   % (left - 4, y + 3, val))
+        out.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end" font-family="sans-serif">%s</text>'
+                   % (left - 4, y + 3, "%.0f" % val if val < 1e6 else "%.1e" % val))
     sizes = sorted(set(p[0] for p in pts))
     step = max(1, len(sizes) // 8)
     for size in sizes[::step]:
@@ -261,7 +274,7 @@ def svg_chart(title, series, baseline=None, required=None, width=640, height=320
             legend_y += 16
     for i, (label, points) in enumerate(series):
         colour = _COLOURS[i % len(_COLOURS)]
-        points = sorted(p for p in points if p[0] and p[1] is not None)
+        points = sorted(points)
         if not points:
             continue
         path = " ".join("%.1f,%.1f" % (px(s), py(b)) for s, b in points)

@@ -231,3 +231,47 @@ def test_a_long_run_of_digits_is_read_in_linear_time():
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
     assert res["collective"] == "all_gather" and res["rows"][0]["redop"] == "9" * 200000 + "x"
+
+
+def test_output_cut_inside_the_last_row_is_not_judged():
+    """The cut falls inside the last column ("N/A" -> "N/"): every token is there, so only the missing end
+    of the line tells that the row is incomplete."""
+    text = load("a3-mega_all_gather_2node_dstack.txt")
+    last = [line for line in text.splitlines() if line.strip().startswith("8589934592")][0]
+    cut = text[:text.index(last) + len(last) - 1]
+    res = nccl_parse.parse(cut, collective="all_gather")
+    assert res["ok"] is False
+    assert any(e.startswith("the output ends inside a data row (cut short): 8589934592") for e in res["errors"])
+    assert res["largest_size"] == 4294967296
+
+
+def test_a_complete_last_row_without_a_final_newline_is_still_read():
+    """Ansible's command module strips the final newline: a whole row is no cut."""
+    text = load("a3-mega_all_gather_2node_dstack.txt")
+    last = [line for line in text.splitlines() if line.strip().startswith("8589934592")][0]
+    res = nccl_parse.parse(text[:text.index(last) + len(last)] + "\n", collective="all_gather")
+    assert res["largest_size"] == 8589934592
+    assert not any("cut short" in e for e in res["errors"])
+
+
+def test_an_average_of_huge_bandwidths_stays_finite_json():
+    row = "  8388608  2097152  float  sum  -1  100.0  83.89  1.7e308  0  99.0  84.7  1.7e308  0\n"
+    res = nccl_parse.parse(HEADER + row * 2, collective="all_reduce")
+    assert res["avg_busbw_gbps"] == 1.7e308
+    json.dumps(res, allow_nan=False)
+
+
+@pytest.mark.parametrize("field", ["size", "count"])
+def test_a_negative_size_in_the_json_form_is_an_error(field):
+    half = {"time": 1.0, "alg_bw": 1.0, "bus_bw": 1.0, "nwrong": 0}
+    item = {"size": 8, "count": 2, "type": "float", "redop": "sum", "root": -1,
+            "out_of_place": half, "in_place": half}
+    item[field] = -8
+    res = nccl_parse.parse(json.dumps({"results": [item, dict(item, size=16, count=4)]}), collective="all_reduce")
+    assert res["ok"] is False
+    assert any(e.startswith("JSON result entry with a negative %s: -8" % field) for e in res["errors"])
+    assert [r["size"] for r in res["rows"]] == [16]
+
+
+HEADER = ("#       size         count      type   redop    root     time   algbw   busbw #wrong"
+          "     time   algbw   busbw #wrong\n")

@@ -144,3 +144,14 @@ def test_a_diagnosis_without_nccl_tests_leaves_out_the_empty_sections():
     assert "<h2>NCCL tests: not run</h2>" in html
     assert "<h2>Collectives</h2>" not in html and "<h2>Nodes</h2>" not in html and "<svg" not in html
     assert "1 failing, 0 warning, on 1 node(s); 1 node(s) clean." in html
+
+
+def test_the_chart_leaves_out_sizes_no_log_axis_can_hold():
+    svg = nccl_report.svg_chart("all_reduce", [("run", [(-8, 5.0), (0, 6.0), (8, 1.0), (16, 2.0)])])
+    assert svg.count("<circle") == 2 and "-8B" not in svg
+
+
+def test_the_chart_of_a_huge_bandwidth_has_no_nan_or_inf():
+    svg = nccl_report.svg_chart("all_reduce", [("run", [(8, 1.7e308), (16, 1.0)])], baseline=1.0)
+    assert svg.count("<circle") == 2
+    assert "nan" not in svg.lower() and "inf" not in svg.lower()

@@ -149,3 +149,30 @@ def test_property_the_agents_reason_and_drain_reason_are_one_line(subject, cause
                      {"SLURMD_NODENAME": "n1"}, "gpudirect: " + reason)
     drained = calls[0][-1]
     assert drained.startswith("reason=gpudirect: ") and len(drained.splitlines()) == 1 and len(drained) <= 207
+
+
+@pytest.mark.parametrize("unit", ["a", "x-", "eyJ", "a.", "-"])
+def test_masking_a_long_unbroken_token_is_linear(unit):
+    """Tried at every character of a long token, a pattern that scans to the token's end costs the square of
+    its length (minutes at this size); where a match may start is what keeps it linear."""
+    import signal
+
+    def too_slow(_signum, _frame):
+        raise AssertionError("masking a 400000-character token took more than 20 s: quadratic again")
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(20)
+    try:
+        token = unit * (400000 // len(unit))
+        assert safe_text.mask_text(token) == token
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("text, masked", [
+    ("0TOKEN=abc", "0TOKEN=********"), ("--api-key=abc", "--api-key=********"), ("x.y-secret=1 z=2",
+                                                                                  "x.y-secret=******** z=2"),
+    ("/run/HF_TOKEN=abc", "/run/HF_TOKEN=********"), ("id_token=eyJabcdefgh.ijklmnopq.rstuvwxyz", "id_token=********"),
+    ("jwt:eyJabcdefgh.ijklmnopq.rstuvwxyz", "jwt:********")])
+def test_a_name_that_starts_a_word_is_still_found(text, masked):
+    assert safe_text.mask_text(text) == masked
