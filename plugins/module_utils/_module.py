@@ -14,7 +14,8 @@ __metaclass__ = type
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import write_atomic
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import (
+    destination_problem, mode_of, read_own, write_atomic)
 
 
 class ModuleInputError(ValueError):
@@ -66,6 +67,27 @@ class GpuModule(object):
         except (IOError, OSError) as exc:
             return "cannot write %s: %s" % (path, exc)
         return None
+
+    def put_file(self, what, option, path, text, mode):
+        """Make the file at path hold text with mode, in check mode only saying whether it would.
+
+        The result's changed and diff; before is the file's own content, never that of a file a
+        symbolic link at path points at (the write replaces the link).  A path that cannot take a
+        file fails the module in one line: "<what>: <option> <path> is a directory ...".
+        """
+        problem = destination_problem(option, path)
+        if problem:
+            self.fail("%s: %s" % (what, problem))
+        before = read_own(path)
+        changed = before != text or mode_of(path) != mode
+        result = dict(changed=changed)
+        if changed:
+            result["diff"] = self.diff(before, text, path)
+        if changed and not self.check_mode:
+            error = self.write_file(path, text, mode)
+            if error:
+                self.fail("%s: %s" % (what, error))
+        return result
 
     def fail(self, msg, **result):
         self.module.fail_json(msg=msg, **result)

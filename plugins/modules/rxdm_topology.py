@@ -95,8 +95,6 @@ pairs:
   sample: {"enp6s0": ["0000:04:00.0", "0000:05:00.0"]}
 """
 
-import os
-
 from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxq_topology
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
@@ -124,18 +122,8 @@ def main():
         content, pairs = rxq_topology.build(p["sysfs_root"], p["gpu_interfaces"], topology)
     except rxq_topology.TopologyError as exc:
         gm.fail("rxdm_topology: %s" % exc)
-    before = None
-    if os.path.exists(p["dest"]):
-        with open(p["dest"]) as fh:
-            before = fh.read()
-    changed = before != content or (before is not None and (os.stat(p["dest"]).st_mode & 0o7777) != mode)
-    result = dict(changed=changed, content=content, pairs=pairs)
-    if changed:
-        result["diff"] = gm.diff(before, content, p["dest"])
-    if changed and not gm.check_mode:
-        error = gm.write_file(p["dest"], content, mode)
-        if error:
-            gm.fail("rxdm_topology: %s" % error)
+    result = gm.put_file("rxdm_topology", "dest", p["dest"], content, mode)
+    result.update(content=content, pairs=pairs)
     gm.exit(**result)
 
 

@@ -53,3 +53,26 @@ def test_topology_bad_layout_is_one_line(tmp_path, capsys):
     args["gpu_interfaces"] = ["enp6s0", "enp12s0", "enp134s0", "ens9"]
     out = run(rxdm_topology, args, capsys)
     assert out["failed"] is True and out["msg"].startswith("rxdm_topology: GPU NIC ens9 has no PCI device")
+
+
+def test_topology_over_a_symlink_diffs_from_nothing_and_leaves_its_target(tmp_path, capsys):
+    """The write replaces the link with a file: the diff must not show the other file the link points at."""
+    target = tmp_path / "elsewhere.textproto"
+    target.write_text("someone else's file\n")
+    dest = tmp_path / "opt" / "gpu_rxq_configuration.textproto"
+    dest.parent.mkdir()
+    dest.symlink_to(target)
+    args = _topology_args(tmp_path, dest)
+    out = run(rxdm_topology, args, capsys, check_mode=True, diff=True)
+    assert out["changed"] is True and out["diff"]["before"] == ""
+    out = run(rxdm_topology, args, capsys)
+    assert out["changed"] is True and not dest.is_symlink() and dest.read_text() == open(FIXTURE).read()
+    assert target.read_text() == "someone else's file\n"
+
+
+def test_topology_onto_a_directory_is_one_line(tmp_path, capsys):
+    dest = tmp_path / "gpu_rxq_configuration.textproto"
+    dest.mkdir()
+    out = run(rxdm_topology, _topology_args(tmp_path, dest), capsys)
+    assert out["failed"] is True
+    assert out["msg"] == "rxdm_topology: dest %s is a directory; it must name a file" % dest
