@@ -21,6 +21,8 @@ __metaclass__ = type
 import base64
 import binascii
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+
 
 def _ran(result):
     return isinstance(result, dict) and not result.get("skipped")
@@ -138,8 +140,7 @@ def maintenance(node, parts):
     if state is None and error is None:
         return None
     if error and not isinstance(node.get("findings"), list):
-        return [{"component": "host", "subject": "maintenance", "severity": "warn", "can_reschedule": False,
-                 "cause": "could not run: %s" % error}]
+        return [fd.make("host", "maintenance", "warn", "could not run: %s" % error, can_reschedule=False)]
     return [f for f in node["findings"] if f.get("component") == "host" and f.get("subject") == "maintenance"]
 
 

@@ -1,16 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The finding: one fault, where it is, why, and the command that repairs it.
+"""The controller's part of a finding: the host it is on and the command that repairs it.
 
-A finding is a plain dict (module_utils/health/findings_report.py names its fields):
-- host: the node at fault (null for a fault of the cluster as a whole);
-- component: one of COMPONENTS;
-- subject: the NIC, container, file path or variable at fault;
-- severity: ``fail`` (the fabric cannot work as it should) or ``warn``;
-- cause: one line that says what is wrong, with the evidence;
-- repair: the command that fixes it, with this collection's playbooks where
-  one of its roles can (``ansible-playbook gpudirect.gcp.site --limit H --tags T``).
+The finding itself (fields, components, severities, rungs) is module_utils/findings/finding.py.
+A repair is a command line with this collection's playbooks where one of its roles can put the
+fault right (``ansible-playbook gpudirect.gcp.site --limit H --tags T``), else Google's host repair.
 Controller-side only, pure Python.
 """
 
@@ -20,7 +15,7 @@ __metaclass__ = type
 
 import shlex
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.health.findings_report import COMPONENTS, SEVERITIES
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 
 # the repair of a fault no role can put right: Google repairs the host under the VM
 REPORT_HOST_ARGV = ["gcloud", "compute", "instances", "report-host-as-faulty"]
@@ -31,12 +26,8 @@ REPAIR_TAGS = {"nic": "gpu_network", "rxdm": "rxdm", "nccl_plugin": "nccl_plugin
 
 
 def finding(host, component, subject, severity, cause, repair=None):
-    if component not in COMPONENTS:
-        raise ValueError("unknown finding component %r" % (component,))
-    if severity not in SEVERITIES:
-        raise ValueError("unknown finding severity %r" % (severity,))
-    return {"host": host, "component": component, "subject": subject, "severity": severity,
-            "cause": cause, "repair": repair}
+    """A finding as the report shows it: on a host (None: the cluster), with its repair line."""
+    return fd.make(component, subject, severity, cause, host=host, repair=repair)
 
 
 class Repairs(object):
@@ -96,13 +87,9 @@ class Repairs(object):
         return " ".join(shlex.quote(a) for a in argv)
 
 
-_SEVERITY_ORDER = dict((s, i) for i, s in enumerate(SEVERITIES))
-_COMPONENT_ORDER = dict((c, i) for i, c in enumerate(COMPONENTS))
-
-
 def sort_key(item):
-    return (_SEVERITY_ORDER[item["severity"]], item["host"] is None, item["host"] or "",
-            _COMPONENT_ORDER[item["component"]], item["subject"] or "")
+    return (fd.SEVERITIES.index(item["severity"]), item["host"] is None, item["host"] or "",
+            fd.COMPONENTS.index(item["component"]), item["subject"] or "")
 
 
 def ordered(items):

@@ -21,7 +21,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import host_prereqs
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_file, plugin_state
 from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid import rung_order
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings.finding import rung_order
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.findings import REPAIR_TAGS, finding
 
 _NAMES_IFACE = re.compile(r"names interface (\S+?),")

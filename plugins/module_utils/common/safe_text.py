@@ -22,6 +22,11 @@ __metaclass__ = type
 
 import re
 
+try:
+    from html import escape as _html_escape
+except ImportError:  # pragma: no cover - Python 2
+    from cgi import escape as _html_escape
+
 MASK = "********"
 
 # C0 controls but tab and newline, DEL, C1 controls, lone surrogates (bytes that were not UTF-8,
@@ -84,6 +89,11 @@ def _escape(match):
 def visible(value):
     """The text with every control character but tab and newline, and every undecodable byte, escaped."""
     return _UNSAFE.sub(_escape, to_text(value))
+
+
+def html(value):
+    """visible(), with markup escaped too: safe anywhere in an HTML page, attributes included."""
+    return _html_escape(visible(value), quote=True)
 
 
 def one_line(value, limit=None):

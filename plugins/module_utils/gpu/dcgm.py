@@ -24,7 +24,7 @@ __metaclass__ = type
 import json
 import re
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid import rung_order
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 
 # DCGM's error severities (dcgmErrorSeverity_t in dcgm_errors.h: MONITOR 1, ISOLATE 2, UNKNOWN 3,
 # TRIAGE 4, CONFIG 5, RESET 6) as repair rungs: isolate means the GPU cannot take work (Google's host
@@ -40,8 +40,7 @@ class ParseError(ValueError):
 
 
 def finding(subject, severity, cause, rung, action=None):
-    return {"component": "gpu", "subject": subject, "severity": severity, "cause": cause, "rung": rung,
-            "action": action, "phase": None}
+    return fd.make("gpu", subject, severity, cause, rung=rung, action=action, phase=None)
 
 
 def parse(text):
@@ -120,7 +119,7 @@ def judge(ev, labels=None):
         what = "DCGM %s %s" % (res.get("category") or "diagnostic", res.get("test") or "test")
         if res["status"] == "fail":
             rungs = [SEVERITY_RUNGS.get(w.get("error_severity"), DEFAULT_RUNG) for w in res["warnings"]]
-            rung = max(rungs, key=rung_order) if rungs else DEFAULT_RUNG
+            rung = max(rungs, key=fd.rung_order) if rungs else DEFAULT_RUNG
             action = (["nvidia-smi", "--gpu-reset", "-i", res["gpu"]] if rung == "reset_gpu" and res["gpu"] is not None
                       else (["reboot"] if rung == "reboot" else None))
             out.append(finding(subject, "fail", "%s failed: %s" % (what, text), rung, action))

@@ -7,7 +7,7 @@ judged against the family's GPUs.
 :func:`gather` reads the node (commands as argument lists, sysfs under a root);
 :func:`judge` turns that evidence into findings and is pure, so unit tests feed it
 real captures. A finding is {component: "gpu", subject, severity, cause, rung,
-action, phase}: ``rung`` is the least disruptive repair that clears it (xid_catalogue.RUNGS),
+action, phase}: ``rung`` is the least disruptive repair that clears it (finding.RUNGS),
 ``action`` the command that does it on the node, when one does, ``phase`` the
 site.yml phase whose re-run does it, when one does.
 
@@ -26,6 +26,7 @@ __metaclass__ = type
 import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import dcgm, nvidia_smi, xid
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import RECOVERY_ACTIONS
 
 NVIDIA_VENDOR = "0x10de"
@@ -39,9 +40,7 @@ FAULT_REASONS = {"hw_slowdown": "report_host", "hw_power_brake_slowdown": "repor
 
 
 def finding(subject, severity, cause, rung, action=None, phase=None):
-    """phase: the site.yml phase (by the component it configures) whose re-run is the repair."""
-    return {"component": "gpu", "subject": subject, "severity": severity, "cause": cause, "rung": rung,
-            "action": action, "phase": phase}
+    return fd.make("gpu", subject, severity, cause, rung=rung, action=action, phase=phase)
 
 
 def could_not_run(subject, what):

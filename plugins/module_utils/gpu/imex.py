@@ -23,6 +23,7 @@ import re
 import stat
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common.sysfs import read_text_strict
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 
 CHANNEL_MAJOR_NAME = "nvidia-caps-imex-channels"
 MODPROBE_OPTION = "options nvidia NVreg_CreateImexChannel0=1"
@@ -120,8 +121,7 @@ def judge(conf, expected_nodes, ev):
     """Findings {component: imex, subject, severity, cause, rung, action, phase}; the repair of what the
     configuration holds is the host phase (gpu_host writes IMEX's files and starts it)."""
     def finding(subject, severity, cause, phase="host"):
-        return {"component": "imex", "subject": subject, "severity": severity, "cause": cause, "rung": "rerun",
-                "action": None, "phase": phase}
+        return fd.make("imex", subject, severity, cause, rung="rerun", action=None, phase=phase)
 
     out = []
     unit = conf["unit"]
@@ -145,8 +145,7 @@ def judge(conf, expected_nodes, ev):
             out.append(finding(channel["path"], "fail", "IMEX channel %s: jobs cannot import memory from other "
                                "VMs" % channel["problem"]))
     if ev.get("ctl_error"):
-        out.append({"component": "imex", "subject": "nvidia-imex-ctl", "severity": "warn",
-                    "cause": "could not run: %s" % ev["ctl_error"], "rung": "rerun", "action": None, "phase": None})
+        out.append(finding("nvidia-imex-ctl", "warn", "could not run: %s" % ev["ctl_error"], phase=None))
     elif ev.get("unit_state") == "active" and ev.get("ctl") != READY:
         out.append(finding("IMEX domain", "fail", "nvidia-imex-ctl -q says %s, not %s: a VM of the domain is "
                            "down or cannot be reached on the IMEX port %s" % (ev.get("ctl"), READY,

@@ -23,6 +23,7 @@ import time
 
 # counters whose rise between two reads names the port, with what it means and how bad it is:
 # the link going down is a flapping port (the job sees a fabric error); the others are packets
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 # lost and resent, which slow every collective that crosses the port (the meanings are those of
 # NVIDIA's mlx5 port and hardware counter documentation)
 COUNTERS = (
@@ -46,8 +47,7 @@ def roce_mtu(netdev_mtu):
 
 
 def finding(subject, severity, cause, rung, action=None, phase=None):
-    return {"component": "rdma", "subject": subject, "severity": severity, "cause": cause, "rung": rung,
-            "action": action, "phase": phase}
+    return fd.make("rdma", subject, severity, cause, rung=rung, action=action, phase=phase)
 
 
 def _read(path):

@@ -20,7 +20,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.nvidia_smi import bus_key
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import RUNGS, SUBCODE_XIDS, XIDS
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import SUBCODE_XIDS, XIDS
 
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F:.]+)\):\s*(\d+)\s*(?:,\s*(.*))?$")
 _PID = re.compile(r"^pid=('?)([^,']*)\1\s*(?:,\s*)?")
@@ -104,6 +104,3 @@ def describe(number, message=""):
     return out
 
 
-def rung_order(rung):
-    """Least disruptive first: the index of a repair rung (unknown rungs last)."""
-    return RUNGS.index(rung) if rung in RUNGS else len(RUNGS)

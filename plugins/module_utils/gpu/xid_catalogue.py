@@ -5,7 +5,7 @@
 
 One entry per Xid number that the sources below document for Ampere, Hopper or Blackwell GPUs:
 a short meaning, a severity ("fail": the GPU or node cannot be trusted with jobs until repaired;
-"warn": an application fault or an informational event), the repair rung from RUNGS, and the key
+"warn": an application fault or an informational event), the repair rung (findings/finding.py RUNGS), and the key
 of the source the entry follows (NVCAT for NVIDIA's Xid catalogue, NVL5 for its NVLink5 decode
 sheet, NVMEM for NVIDIA's memory-error recovery flags, NVSENT for NVIDIA NVSentinel's mapping).
 Plain data, no imports: the node health agent loads it on the node.
@@ -40,8 +40,6 @@ __metaclass__ = type
 # RESET_GPU, WORKFLOW_XID_48 -> "reset_gpu"; RESTART_BM, RESTART_VM -> "reboot";
 # CONTACT_SUPPORT as the immediate action, or an RMA condition (NVMEM) -> "report_host".
 # An Xid that repeats after its repair escalates one rung (the caller's job, not this table's).
-
-RUNGS = ("rerun", "reset_gpu", "reboot", "report_host")   # least to most disruptive
 
 XIDS = {
     8: {"meaning": "GPU stopped processing (channel idle timeout)", "severity": "warn", "repair": "rerun",

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 
 # name -> (type, help); the order is the file's order
 FAMILIES = (
@@ -39,7 +40,6 @@ FAMILIES = (
     ("gpudirect_nccl_plugin_intact", "gauge", "1 when every file of the NCCL net plugin matches its install record"),
     ("gpudirect_nccl_profile_consistent", "gauge", "1 when the NCCL env file names only what this node has"),
 )
-SEVERITIES = ("fail", "warn")
 
 
 def samples(result, now, timed_out=False, standins=False):
@@ -52,7 +52,7 @@ def samples(result, now, timed_out=False, standins=False):
     out["gpudirect_node_health_timed_out"].append(((), bool(timed_out)))
     findings = result.get("findings") or []
     out["gpudirect_node_health_ok"].append(((), not any(f["severity"] == "fail" for f in findings)))
-    for severity in SEVERITIES:
+    for severity in fd.SEVERITIES:
         count = sum(1 for f in findings if f["severity"] == severity)
         out["gpudirect_node_health_findings"].append(((("severity", severity),), count))
     for f in findings:  # prom_text keeps one series per label set

@@ -39,9 +39,8 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_s
 from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness as rr
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import maintenance
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_file
-
-COMPONENTS = ("gpu", "rdma", "imex", "nic", "rxdm", "nccl_plugin", "nccl_profile", "host")
 
 
 class ConfigError(ValueError):
@@ -49,7 +48,7 @@ class ConfigError(ValueError):
 
 
 def finding(component, subject, severity, cause):
-    return {"component": component, "subject": subject, "severity": severity, "cause": cause}
+    return fd.make(component, subject, severity, cause)
 
 
 def validate(config):

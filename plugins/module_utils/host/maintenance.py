@@ -27,6 +27,8 @@ import time
 from urllib.error import HTTPError, URLError
 from urllib.request import ProxyHandler, Request, build_opener
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+
 DEFAULT_URL = "http://metadata.google.internal/computeMetadata/v1"
 EVENT = "maintenance-event"
 UPCOMING = "upcoming-maintenance"
@@ -116,8 +118,7 @@ def judge(state, now=None, warn_within_s=24 * 3600):
     now = time.time() if now is None else now
 
     def finding(severity, cause, can_reschedule=False):
-        return {"component": "host", "subject": "maintenance", "severity": severity, "cause": cause,
-                "can_reschedule": can_reschedule}
+        return fd.make("host", "maintenance", severity, cause, can_reschedule=can_reschedule)
     if state.get("error"):
         return [finding("warn", "could not run: %s" % state["error"])]
     event = (state.get("event") or "NONE").upper()

@@ -15,10 +15,11 @@ import json
 import math
 from xml.etree import ElementTree as ET
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.health import findings_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import findings_report
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import pair_matrix
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
-from ansible_collections.gpudirect.gcp.plugins.module_utils.health.findings_report import esc
+
+esc = safe_text.html
 
 SCHEMA = "gpudirect.gcp/nccl-report/v1"
 

@@ -28,7 +28,7 @@ import math
 import re
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
-from ansible_collections.gpudirect.gcp.plugins.module_utils.health.findings_report import esc
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.safe_text import html as esc
 
 GRID_MAX_PX = 576
 CELL_MAX_PX = 18

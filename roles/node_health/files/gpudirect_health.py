@@ -139,7 +139,7 @@ def main(argv=None):
     except TimeLimit:
         timed_out = True
         result = {"family": config["family"], "nics": None, "rxdm": None, "plugin": None, "profile": None,
-                  "findings": [node_health.finding("health", "run", "warn",
+                  "findings": [node_health.finding("host", "node check", "warn",
                                                    "stopped at the time limit of %ss: a check hung" % args.timeout)],
                   "duration_s": round(time.monotonic() - start, 3)}
     except Exception as exc:  # pylint: disable=broad-except

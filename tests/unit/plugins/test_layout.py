@@ -14,29 +14,34 @@ PREFIX = "ansible_collections.gpudirect.gcp.plugins."
 
 
 def _collection_imports(path):
-    """The collection's plugin modules path imports, as 'kind.name' (module_utils.families, ...)."""
+    """The collection's plugin modules path imports, as dotted names under plugins
+    (module_utils.families, module_utils.gpu.health, ...)."""
     with open(path) as fh:
         tree = ast.parse(fh.read(), path)
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(PREFIX):
             rest = node.module[len(PREFIX):]
-            if "." in rest:
-                out.add(rest)
-            else:  # from ...plugins.module_utils import families, topology
+            if os.path.isdir(os.path.join(PLUGINS, *rest.split("."))):
+                # from ...plugins.module_utils.gpu import dcgm, xid: the modules of a package
                 out.update("%s.%s" % (rest, alias.name) for alias in node.names)
+            else:
+                out.add(rest)
     return out
 
 
 def _graph():
+    """Every plugin file, by its dotted name under plugins, with what it imports of the collection."""
     graph = {}
-    for kind in sorted(os.listdir(PLUGINS)):
-        folder = os.path.join(PLUGINS, kind)
-        if not os.path.isdir(folder):
+    for folder, dirs, files in os.walk(PLUGINS):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        rel = os.path.relpath(folder, PLUGINS)
+        if rel == ".":
             continue
-        for name in sorted(os.listdir(folder)):
+        for name in sorted(files):
             if name.endswith(".py") and name != "__init__.py":
-                graph["%s.%s" % (kind, name[:-3])] = _collection_imports(os.path.join(folder, name))
+                dotted = ".".join(rel.split(os.sep) + [name[:-3]])
+                graph[dotted] = _collection_imports(os.path.join(folder, name))
     return graph
 
 
@@ -44,7 +49,7 @@ def _agent_files():
     """The module_utils files the node_health role copies to nodes for its agent (run there without Ansible)."""
     with open(os.path.join(ROOT, "roles", "node_health", "vars", "main.yml")) as fh:
         names = yaml.safe_load(fh)["_node_health_module_utils"]
-    return ["module_utils.%s" % name[:-3] for name in names]
+    return ["module_utils.%s" % name[:-3].replace("/", ".") for name in names if not name.endswith("__init__.py")]
 
 
 def _shipped(graph):
@@ -79,3 +84,40 @@ def test_the_graph_sees_imports():
     graph = _graph()
     assert "module_utils.families" in graph["modules.nccl_tests"]
     assert "plugin_utils.gce_hosts" in graph["inventory.gce_gpu"]
+
+
+# module_utils' subjects from the bottom up: a file imports its own subject and those below it, never
+# one above or beside it (the finding and the text helpers sit low so that every check can use them)
+LAYERS = (("common",), ("families", "findings", "_module"), ("host",), ("gpu", "nic", "rxdm"), ("nccl",),
+          ("health",))
+_RANK = dict((subject, rank) for rank, subjects in enumerate(LAYERS) for subject in subjects)
+
+
+def _subject(dotted):
+    return dotted.split(".")[1]
+
+
+def test_module_utils_imports_run_down_the_layers_only():
+    graph = _graph()
+    wrong = []
+    for name, deps in sorted(graph.items()):
+        if not name.startswith("module_utils."):
+            continue
+        for dep in sorted(deps):
+            if not dep.startswith("module_utils.") or _subject(dep) == _subject(name):
+                continue
+            if _RANK[_subject(dep)] >= _RANK[_subject(name)]:
+                wrong.append("%s -> %s" % (name, dep))
+    assert wrong == []
+
+
+def test_every_module_utils_subject_has_a_layer():
+    subjects = set(_subject(n) for n in _graph() if n.startswith("module_utils."))
+    assert subjects == set(_RANK)
+
+
+def test_the_layer_check_sees_an_import_back_up():
+    # the import that once ran from nccl/ up to health/ would be caught
+    name, dep = "module_utils.nccl.nccl_report", "module_utils.health.node_health"
+    assert _RANK[_subject(dep)] >= _RANK[_subject(name)]
+    assert "module_utils.findings.findings_report" in _graph()[name]

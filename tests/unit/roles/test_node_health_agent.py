@@ -149,7 +149,7 @@ def test_a_hung_helper_stops_at_the_limit_with_a_warning(tmp_path):
     FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
     rc, lines, err = agent(tmp_path, config(standins=False), "--timeout", "2", ip_sleeps=30)
     assert rc == 0, (lines, err)
-    assert lines == ["gpudirect-health: warn: warn health run: stopped at the time limit of 2.0s: a check hung"]
+    assert lines == ["gpudirect-health: warn: warn host node check: stopped at the time limit of 2.0s: a check hung"]
     text = metrics(tmp_path)
     assert "gpudirect_node_health_timed_out 1" in text and "gpudirect_node_health_ok 1" in text
     assert promtool_check(text)[0] == 0

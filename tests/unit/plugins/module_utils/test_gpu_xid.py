@@ -10,7 +10,8 @@ import os
 import re
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import xid
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import RUNGS, XIDS
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import XIDS
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings.finding import RUNGS, rung_order
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "gpu")
 
@@ -79,5 +80,5 @@ def test_a_nonfatal_nvlink_xid_is_a_warning():
 
 
 def test_rungs_are_ordered_least_disruptive_first():
-    assert [xid.rung_order(r) for r in RUNGS] == list(range(len(RUNGS)))
-    assert xid.rung_order("nonsense") == len(RUNGS)
+    assert [rung_order(r) for r in RUNGS] == list(range(len(RUNGS)))
+    assert rung_order("nonsense") == len(RUNGS)

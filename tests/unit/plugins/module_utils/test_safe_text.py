@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.health import findings_report, node_health
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import findings_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_report
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text, safe_text
 

@@ -2,10 +2,8 @@
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The findings part of the report: JUnit cases per host and component, and the HTML section that
-opens the page (findings grouped by host, then by cause and repair command).
-
-The finding itself (fields, components, severities) is defined here, for the
-report module, and used by the controller's diagnosis (plugins/plugin_utils).
+opens the page (findings grouped by host, then by cause and repair command).  The finding itself is
+defined in finding.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,21 +14,9 @@ import json
 from xml.etree import ElementTree as ET
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding
 
-try:
-    from html import escape as _html_escape
-except ImportError:  # pragma: no cover - Python 2
-    from cgi import escape as _html_escape
-
-FIELDS = ("host", "component", "subject", "severity", "cause", "repair")
-COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "rdma", "imex", "topology", "fabric")
-SEVERITIES = ("fail", "warn")
-CLUSTER = "(cluster)"
-
-
-def esc(text):
-    """Text made safe for HTML: control characters and undecodable bytes shown as escapes, markup escaped."""
-    return _html_escape(safe_text.visible(text), quote=True)
+esc = safe_text.html
 
 
 def clean(items):
@@ -41,7 +27,7 @@ def clean(items):
         if not isinstance(item, dict):
             continue
         out.append(dict((k, None if item.get(k) is None else safe_text.one_line(safe_text.mask_text(item.get(k))))
-                        for k in FIELDS))
+                        for k in finding.REPORTED))
     return out
 
 
@@ -57,7 +43,7 @@ def junit_suite(root, items, hosts):
     """One testcase per host and component (failing with its findings), and one per cluster finding."""
     suite = ET.SubElement(root, "testsuite", name="diagnose")
     for host in _host_order(items, hosts):
-        for comp in COMPONENTS:
+        for comp in finding.COMPONENTS:
             mine = [f for f in items if f["host"] == host and f["component"] == comp]
             case = ET.SubElement(suite, "testcase", classname="diagnose.%s" % host, name=comp)
             fails = [f for f in mine if f["severity"] == "fail"]
@@ -97,7 +83,7 @@ def html_section(items, hosts):
         if not mine:
             continue
         parts.append("<h3>%s</h3><table><tr><th>severity</th><th>component</th><th>subject</th><th>cause</th>"
-                     "<th>repair</th></tr>" % esc(host if host is not None else CLUSTER))
+                     "<th>repair</th></tr>" % esc(host if host is not None else finding.CLUSTER))
         for f in mine:
             parts.append("<tr><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td></tr>"
                          % (esc(f["severity"]), esc(f["severity"]), esc(f["component"]), esc(f["subject"]),
