@@ -74,8 +74,7 @@ def to_text(value):
     return value
 
 
-def _escape(match):
-    char = match.group(0)
+def _escape(char):
     if char in _NAMED:
         return _NAMED[char]
     code = ord(char)
@@ -86,9 +85,21 @@ def _escape(match):
     return u"\\u%04x" % code
 
 
+def _table(pattern):
+    """{code point: its escape} for every character the pattern matches: str.translate does the
+    replacing in C, a regex with a Python callback per character would be ten times slower."""
+    candidates = list(range(0xa0)) + [0x2028, 0x2029, 0xfffe, 0xffff] + list(range(0xd800, 0xe000))
+    return dict((code, _escape(chr(code))) for code in candidates if pattern.match(chr(code)))
+
+
+_VISIBLE_TABLE = _table(_UNSAFE)
+_LINE_TABLE = _table(_UNSAFE_LINE)
+
+
 def visible(value):
     """The text with every control character but tab and newline, and every undecodable byte, escaped."""
-    return _UNSAFE.sub(_escape, to_text(value))
+    text = to_text(value)
+    return text.translate(_VISIBLE_TABLE) if _UNSAFE.search(text) else text
 
 
 def html(value):
@@ -100,7 +111,12 @@ def one_line(value, limit=None):
     """visible(), and newlines, tabs and line separators escaped too: always exactly one line.
 
     limit: the most characters kept; a longer text ends in '...'."""
-    text = _UNSAFE_LINE.sub(_escape, to_text(value))
+    text = to_text(value)
+    if limit:
+        # an escape is never shorter than its character: what is cut here would be cut below
+        text = text[:limit + 1]
+    if _UNSAFE_LINE.search(text):
+        text = text.translate(_LINE_TABLE)
     if limit and len(text) > limit:
         text = text[:max(limit - 3, 0)] + u"..."
     return text
