@@ -14,8 +14,8 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_api, gce_firewalls
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api, gce_firewalls
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
 
 ARGUMENT_SPEC = dict(
     hosts=dict(type="list", elements="str", required=True),

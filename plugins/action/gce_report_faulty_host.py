@@ -13,8 +13,8 @@ import os
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_api
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
 
 BEHAVIORS = ["PERFORMANCE", "SILENT_DATA_CORRUPTION", "UNRECOVERABLE_GPU_ERROR", "BEHAVIOR_UNSPECIFIED"]
 WRITE_SCOPES = ["https://www.googleapis.com/auth/compute"]

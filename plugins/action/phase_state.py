@@ -13,8 +13,8 @@ import os
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import phase_state
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import phase_state
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
 
 PLUGINS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the code that runs on the nodes; a filter's effect shows in the inputs it resolved

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters that turn the diagnose role's evidence into findings (plugins/plugin_utils/diagnose.py)."""
+"""Filters that turn the diagnose role's evidence into findings (plugins/plugin_utils/diagnose/diagnose.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,11 +11,11 @@ import importlib
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
 
 
 class _Lazy(object):
-    """A plugin_utils module imported when a filter first runs. Ansible finds a collection's filter by
+    """A plugin_utils/diagnose module imported when a filter first runs. Ansible finds a collection's filter by
     loading its filter files in name order, so every worker that looks up a later filter (family_profile)
     loads this file first: the diagnosis code (tens of ms to import) waits until a diagnose filter runs."""
 
@@ -23,7 +23,7 @@ class _Lazy(object):
         self._name = name
 
     def __getattr__(self, attr):
-        module = importlib.import_module("ansible_collections.gpudirect.gcp.plugins.plugin_utils." + self._name)
+        module = importlib.import_module("ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose." + self._name)
         return getattr(module, attr)
 
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters that build the RxDM container command from the family table (plugins/plugin_utils/rxdm_command.py)."""
+"""Filters that build the RxDM container command from the family table (plugins/plugin_utils/plays/rxdm_command.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,9 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import rxdm_command
-
-
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import rxdm_command
 def _rxdm(family):
     try:
         return families.get_family(family)["rxdm"]

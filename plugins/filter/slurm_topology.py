@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter that writes Slurm's topology.conf from the nodes' placement (plugins/plugin_utils/slurm_topology.py)."""
+"""Filter that writes Slurm's topology.conf from the nodes' placement (plugins/plugin_utils/plays/slurm_topology.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,8 +9,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import slurm_topology
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import make_unsafe
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import slurm_topology
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
 
 
 def slurm_topology_conf(nodes, levels=slurm_topology.DEFAULT_LEVELS, unplaced_switch="unplaced"):

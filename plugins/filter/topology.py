@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters that order nodes, plan their pings and group their NVLink domains by where they sit
-(plugins/plugin_utils/peer_plan.py)."""
+(plugins/plugin_utils/plays/peer_plan.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,9 +12,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import peer_plan
-
-
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import peer_plan
 def _mapping(value, what):
     if value is None:
         return {}

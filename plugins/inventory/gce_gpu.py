@@ -374,9 +374,9 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_api
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_hosts
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.unsafe import UNTRUSTED_BY_DEFAULT, make_unsafe
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_hosts
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import UNTRUSTED_BY_DEFAULT, make_unsafe
 
 display = Display()
 

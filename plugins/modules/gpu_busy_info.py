@@ -120,7 +120,7 @@ msg:
 import os
 import socket
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import busy, nvidia_smi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_busy, nvidia_smi
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 
@@ -154,15 +154,15 @@ def read_slurm(gm):
     rc, out, err = gm.run([sinfo, "-h", "-n", node, "-o", "%T"])
     if rc != 0:
         return None, "sinfo -n %s exited %d: %s" % (node, rc, _first_line(err or out))
-    states = busy.parse_sinfo_states(out)
+    states = gpu_busy.parse_sinfo_states(out)
     if not states:
         # sinfo prints nothing for a node this Slurm does not list
         return None, None
     jobs = []
     squeue = gm.which("squeue")
-    if busy.slurm_busy(states) and squeue:
+    if gpu_busy.slurm_busy(states) and squeue:
         rc, out, err = gm.run([squeue, "-h", "-w", node, "-o", "%i|%u|%j|%T"])
-        jobs = busy.parse_squeue(out) if rc == 0 else []
+        jobs = gpu_busy.parse_squeue(out) if rc == 0 else []
     return {"node": node, "states": states, "jobs": jobs}, None
 
 
@@ -178,9 +178,9 @@ def main():
     ))
     gpus, gpu_error = read_gpus(gm)
     slurm, slurm_error = read_slurm(gm)
-    decision = busy.decide(gpus=gpus, gpu_error=gpu_error, slurm=slurm, slurm_error=slurm_error,
+    decision = gpu_busy.decide(gpus=gpus, gpu_error=gpu_error, slurm=slurm, slurm_error=slurm_error,
                            ignore=gm.params["ignore_processes"])
-    gm.exit(changed=False, msg=busy.summary(decision), **decision)
+    gm.exit(changed=False, msg=gpu_busy.summary(decision), **decision)
 
 
 if __name__ == "__main__":

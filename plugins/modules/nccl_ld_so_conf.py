@@ -72,7 +72,7 @@ cache_refreshed:
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ldcache
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ld_so_conf as logic
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import destination_problem, read_own
 
@@ -87,10 +87,10 @@ def main():
     if problem:
         gm.fail("nccl_ld_so_conf: %s" % problem)
     before = read_own(p["path"])
-    after = nccl_ldcache.conf_text(p["lib_dir"]) if p["state"] == "present" else None
+    after = logic.conf_text(p["lib_dir"]) if p["state"] == "present" else None
     entry_changed = before != after
     sources = [p["path"], os.path.dirname(p["path"])] + ([p["lib_dir"]] if p["lib_dir"] else [])
-    refresh = entry_changed or nccl_ldcache.cache_stale(p["cache"], sources)
+    refresh = entry_changed or logic.cache_stale(p["cache"], sources)
     result = dict(changed=entry_changed or refresh, entry_changed=entry_changed, cache_refreshed=refresh)
     if entry_changed:
         result["diff"] = dict(before=before or "", after=after or "", before_header=p["path"], after_header=p["path"])

@@ -95,7 +95,7 @@ pairs:
   sample: {"enp6s0": ["0000:04:00.0", "0000:05:00.0"]}
 """
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxq_topology
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_topology as logic
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 
@@ -119,8 +119,8 @@ def main():
     except (TypeError, ValueError) as exc:
         gm.fail("queue_ids must be lists of integers and mode an octal string: %s" % exc)
     try:
-        content, pairs = rxq_topology.build(p["sysfs_root"], p["gpu_interfaces"], topology)
-    except rxq_topology.TopologyError as exc:
+        content, pairs = logic.build(p["sysfs_root"], p["gpu_interfaces"], topology)
+    except logic.TopologyError as exc:
         gm.fail("rxdm_topology: %s" % exc)
     result = gm.put_file("rxdm_topology", "dest", p["dest"], content, mode)
     result.update(content=content, pairs=pairs)

@@ -1,7 +1,7 @@
 """The sandbox's nodes as Compute API instance resources, and what the gce_gpu plugin makes of them.
 
 The emulator serves these resources; the static inventory holds the host vars the
-plugin's own builder (plugins/plugin_utils/gce_hosts.py) makes from the very same
+plugin's own builder (plugins/plugin_utils/gce/gce_hosts.py) makes from the very same
 resources, so the two inventories cannot disagree.
 """
 
@@ -19,7 +19,7 @@ def gce_hosts():
         common.run([os.path.join(common.ROOT, "scripts", "link-collection.sh")], what="link-collection.sh")
     if COLLECTIONS not in sys.path:
         sys.path.insert(0, COLLECTIONS)
-    from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_hosts as builder
+    from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_hosts as builder
     return builder
 
 

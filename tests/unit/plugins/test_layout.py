@@ -83,7 +83,7 @@ def test_the_graph_sees_imports():
     # the checks above would pass on an empty graph
     graph = _graph()
     assert "module_utils.families" in graph["modules.nccl_tests"]
-    assert "plugin_utils.gce_hosts" in graph["inventory.gce_gpu"]
+    assert "plugin_utils.gce.gce_hosts" in graph["inventory.gce_gpu"]
 
 
 # module_utils' subjects from the bottom up: a file imports its own subject and those below it, never

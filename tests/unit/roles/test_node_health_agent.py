@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from ansible_collections.gpudirect.gcp.tests.unit.emulator.test_guest_services_topology import (  # noqa: F401 pylint: disable=unused-import
     NODE, metadata)
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_health_metrics import promtool_check
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nic_sysfs import FakeSys
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.health.test_health_metrics import promtool_check
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nic.test_nic_sysfs import FakeSys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 ROLE = os.path.join(ROOT, "roles", "node_health")

@@ -212,40 +212,40 @@ def _alive(pid):
 
 
 def test_a_busy_gpu_lists_a_real_compute_process_until_a_reboot_or_clear(standin):
-    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import busy
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_busy
 
     idle = nvidia_smi.parse(standin.smi_xml(standin.load()))
     assert [g["processes"] for g in idle] == [[]] * 8
-    assert busy.decide(gpus=idle)["state"] == "idle"
+    assert gpu_busy.decide(gpus=idle)["state"] == "idle"
     assert standin.fault(standin.load(), "gpu-busy", ["5"]).startswith("seeded gpu-busy on GPU 5")
     try:
         gpus = nvidia_smi.parse(standin.smi_xml(standin.load()))
-        procs = busy.compute_processes(gpus)[0]
+        procs = gpu_busy.compute_processes(gpus)[0]
         assert [(p["gpu"], p["type"]) for p in procs] == [(5, "C")]
         pid = procs[0]["pid"]
         assert _alive(pid) and "STAND-IN" in procs[0]["process_name"]
-        assert busy.decide(gpus=gpus)["reasons"][0].startswith("GPU 5: pid %d " % pid)
+        assert gpu_busy.decide(gpus=gpus)["reasons"][0].startswith("GPU 5: pid %d " % pid)
         # a busy GPU is no fault of the hardware
         assert judge(standin) == []
         standin.boot(standin.load())
-        assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0] == []
+        assert gpu_busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0] == []
         standin.fault(standin.load(), "gpu-busy", ["2"])
-        pid = busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0][0]["pid"]
+        pid = gpu_busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0][0]["pid"]
         standin.fault(standin.load(), "clear", [])
-        assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0] == []
+        assert gpu_busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0] == []
         assert not _alive(pid)
     finally:
         standin.fault(standin.load(), "clear", [])
 
 
 def test_a_job_that_ended_leaves_its_gpu_idle(standin):
-    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import busy
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_busy
 
     standin.fault(standin.load(), "gpu-busy", ["0"])
-    pid = busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0][0]["pid"]
+    pid = gpu_busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0][0]["pid"]
     os.kill(pid, 9)
     os.waitpid(pid, 0)
-    assert busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0] == []
+    assert gpu_busy.compute_processes(nvidia_smi.parse(standin.smi_xml(standin.load())))[0] == []
 
 
 @pytest.mark.parametrize("mode, family", [("tcpx", "a3-high"), ("tcpxo", "a3-mega")])
@@ -254,7 +254,7 @@ def test_a_running_rxdm_standin_is_listed_on_every_gpu_as_the_real_daemon_is(sta
     import sys
     import time
 
-    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import busy
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_busy
 
     rxdm = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "/fts/rxdm_standin.py",
                              "--standin_mode=" + mode])
@@ -266,9 +266,9 @@ def test_a_running_rxdm_standin_is_listed_on_every_gpu_as_the_real_daemon_is(sta
         gpus = nvidia_smi.parse(standin.smi_xml(standin.load()))
         assert all(any(p["pid"] == rxdm.pid for p in g["processes"]) for g in gpus)
         # the family table's names tell it from a job; without them the node would read as busy
-        assert busy.decide(gpus=gpus)["state"] == "busy"
+        assert gpu_busy.decide(gpus=gpus)["state"] == "busy"
         names = families.get_family(family)["rxdm"]["gpu_processes"]
-        assert busy.decide(gpus=gpus, ignore=names)["state"] == "idle"
+        assert gpu_busy.decide(gpus=gpus, ignore=names)["state"] == "idle"
     finally:
         rxdm.kill()
         rxdm.wait()

@@ -10,7 +10,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpudirect.gcp.plugins.filter.gpu import FilterModule as GpuFilters
 from ansible_collections.gpudirect.gcp.plugins.filter.topology import FilterModule as TopologyFilters
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_gpu_xid import read
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.gpu.test_gpu_xid import read
 
 GPU = GpuFilters().filters()
 TOPOLOGY = TopologyFilters().filters()

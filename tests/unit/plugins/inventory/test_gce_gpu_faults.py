@@ -56,7 +56,7 @@ def test_instance_without_zone_takes_it_from_its_listing(emulator, run_plugin, c
 
 
 def test_zone_from_the_self_link_else_the_record_is_skipped_by_name():
-    from ansible_collections.gpudirect.gcp.plugins.plugin_utils import gce_hosts
+    from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_hosts
     link = "https://www.googleapis.com/compute/v1/projects/p/zones/europe-west4-b/instances/x"
     assert gce_hosts.instance_zone({"selfLink": link}) == "europe-west4-b"
     assert gce_hosts.instance_zone({"zone": "zones/us-east5-a", "selfLink": link}) == "us-east5-a"

@@ -13,7 +13,7 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.modules import gce_topology_info
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_metadata_topology import (
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.host.test_metadata_topology import (
     BASE, PLACED, TOPO, FakeServer)
 
 

@@ -12,7 +12,7 @@ import os
 import pytest
 from ansible.module_utils import basic
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ldcache
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ld_so_conf as logic
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_ld_so_conf
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run
 
@@ -47,7 +47,7 @@ def test_check_mode_diff_then_write_then_nothing(node, capsys):
     assert checked["diff"]["after"].endswith(args["lib_dir"] + "\n")
     written = run(nccl_ld_so_conf, args, capsys)
     assert written["changed"] and written["entry_changed"] and len(calls) == 1
-    assert open(args["path"]).read() == nccl_ldcache.conf_text(args["lib_dir"])
+    assert open(args["path"]).read() == logic.conf_text(args["lib_dir"])
     again = run(nccl_ld_so_conf, args, capsys)
     assert again["changed"] is False and len(calls) == 1
 
@@ -77,9 +77,9 @@ def test_present_without_lib_dir_is_refused(node, capsys):
 
 def test_cache_stale_compares_with_existing_sources_only():
     times = {"cache": 10, "conf": 5, "dir": 11}
-    assert nccl_ldcache.cache_stale("cache", ["conf", "gone"], getmtime=times.get, exists=times.__contains__) is False
-    assert nccl_ldcache.cache_stale("cache", ["conf", "dir"], getmtime=times.get, exists=times.__contains__) is True
-    assert nccl_ldcache.cache_stale("none", [], getmtime=times.get, exists=times.__contains__) is True
+    assert logic.cache_stale("cache", ["conf", "gone"], getmtime=times.get, exists=times.__contains__) is False
+    assert logic.cache_stale("cache", ["conf", "dir"], getmtime=times.get, exists=times.__contains__) is True
+    assert logic.cache_stale("none", [], getmtime=times.get, exists=times.__contains__) is True
 
 
 def test_a_symlinked_entry_is_replaced_and_its_target_never_shown(node, tmp_path, capsys):

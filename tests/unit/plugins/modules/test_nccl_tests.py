@@ -13,7 +13,7 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_tests, nccl_tests_report
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_nccl_runner import (
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_runner import (
     STANDIN_BIN, nodes, replay)
 
 

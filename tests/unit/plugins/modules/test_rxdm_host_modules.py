@@ -12,7 +12,7 @@ from ansible.module_utils import basic
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.modules import gpu_driver_info, rxdm_topology
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.test_rxq_topology import FIXTURE, SYSFS, UBUNTU
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.rxdm.test_rxdm_topology import FIXTURE, SYSFS, UBUNTU
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run
 
 

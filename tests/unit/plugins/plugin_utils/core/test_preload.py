@@ -1,0 +1,96 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The preload callback: the collection's plugins imported once, in the process that forks the workers."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import gc
+import os
+import sys
+import types
+
+from ansible_collections.gpudirect.gcp.plugins.callback import preload as callback
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload
+PLUGINS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))))), "plugins")
+
+
+def _files(kind):
+    return sorted("ansible_collections.gpudirect.gcp.plugins.%s.%s" % (kind, name[:-3])
+                  for name in os.listdir(os.path.join(PLUGINS, kind))
+                  if name.endswith(".py") and name != "__init__.py")
+
+
+def test_every_filter_and_action_file_is_imported():
+    for name in _files("filter") + _files("action"):
+        sys.modules.pop(name, None)
+    imported, problems = preload.import_collection_plugins()
+    assert problems == []
+    assert sorted(imported) == sorted(_files("filter") + _files("action"))
+    assert all(name in sys.modules for name in imported)
+
+
+def test_a_file_that_does_not_import_is_named_and_the_others_still_load(tmp_path, monkeypatch):
+    package = tmp_path / "fake_plugins"
+    package.mkdir()
+    (package / "__init__.py").write_text(u"")
+    (package / "good.py").write_text(u"VALUE = 1\n")
+    (package / "broken.py").write_text(u"raise ValueError('not today')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    imported, problems = preload.import_collection_plugins(("fake_plugins", "no_such_package_here"))
+    assert imported == ["fake_plugins.good"]
+    assert problems[0] == "fake_plugins.broken: not today"
+    assert problems[1].startswith("no_such_package_here: ")
+
+
+class _Loader(object):
+    def __init__(self, known):
+        self.known, self.asked = known, []
+
+    def get(self, name, class_only=False):
+        self.asked.append((name, class_only))
+        if name == "explodes":
+            raise ValueError("bad plugin")
+        return object if name in self.known else None
+
+
+def test_core_plugins_are_loaded_by_class_and_the_missing_ones_named():
+    loader = _Loader({"a", "b"})
+    missing = preload.load_core_plugins({"action": loader},
+                                        (("action", "a"), ("action", "c"), ("action", "explodes"),
+                                         ("shell", "b"), ("action", "b")))
+    assert missing == ["c", "explodes", "b"]  # "b" as a shell: no shell loader given
+    assert loader.asked == [("a", True), ("c", True), ("explodes", True), ("b", True)]
+
+
+def test_the_core_plugins_named_exist_in_this_ansible_core():
+    from ansible.plugins.loader import action_loader, become_loader, connection_loader, shell_loader
+    assert preload.load_core_plugins({"action": action_loader, "become": become_loader,
+                                      "connection": connection_loader, "shell": shell_loader}) == []
+
+
+def test_the_objects_alive_are_frozen_after_a_collection():
+    try:
+        kept = [types.SimpleNamespace(n=n) for n in range(100)]
+        assert preload.freeze_heap() >= len(kept)
+        assert gc.get_freeze_count() >= len(kept)
+    finally:
+        gc.unfreeze()
+
+
+def test_the_callback_preloads_once_and_freezes_at_each_play(monkeypatch):
+    calls = []
+    monkeypatch.setattr(preload, "import_collection_plugins", lambda: calls.append("import") or ([], ["x: broken"]))
+    monkeypatch.setattr(preload, "load_core_plugins", lambda loaders: calls.append(sorted(loaders)) or [])
+    monkeypatch.setattr(preload, "freeze_heap", lambda: calls.append("freeze") or 0)
+    plugin = callback.CallbackModule()
+    warnings = []
+    monkeypatch.setattr(plugin._display, "warning", warnings.append)
+    plugin.v2_playbook_on_start(None)
+    plugin.v2_playbook_on_play_start(None)
+    plugin.v2_playbook_on_start(None)
+    plugin.v2_playbook_on_play_start(None)
+    assert calls == ["import", ["action", "become", "connection", "shell"], "freeze", "freeze"]
+    assert warnings == ["gpudirect.gcp.preload: cannot import x: broken"]

@@ -1,0 +1,238 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Slurm's topology.conf from the nodes' placement: hostlists, switch names, unplaced nodes, bad input."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import random
+import re
+
+import pytest
+from ansible.errors import AnsibleFilterError
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ansible_collections.gpudirect.gcp.plugins.filter.slurm_topology import FilterModule
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import slurm_topology as S
+FILTERS = FilterModule().filters()
+
+
+def expand(expression):
+    """Slurm's reading of a hostlist expression (one bracket per item): each range at the width of its low end."""
+    names = []
+    for item in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", expression):
+        match = re.match(r"^([^\[]*)\[([^\]]*)\]$", item)
+        if not match:
+            names.append(item)
+            continue
+        prefix, ranges = match.groups()
+        for part in ranges.split(","):
+            lo, _sep, hi = part.partition("-")
+            for value in range(int(lo), int(hi or lo) + 1):
+                names.append("%s%0*d" % (prefix, len(lo), value))
+    return names
+
+
+def switches(text):
+    """{switch: (kind, children expression)} and the comment above each switch."""
+    out, comments, last = {}, {}, None
+    for line in text.splitlines():
+        if line.startswith("# "):
+            last = line
+        match = re.match(r"^SwitchName=(\S+) (Switches|Nodes)=(\S+)$", line)
+        if match:
+            out[match.group(1)] = (match.group(2), match.group(3))
+            comments[match.group(1)] = last
+    return out, comments
+
+
+# hostlist compression
+
+@pytest.mark.parametrize("names,expected", [
+    (["a3-009", "a3-010"], "a3-[009-010]"),
+    (["a3-099", "a3-100", "a3-101"], "a3-[099-101]"),
+    (["n9", "n10"], "n[9-10]"),
+    (["n9", "n010"], "n[9,010]"),
+    (["n01", "n1", "n02"], "n[01-02,1]"),
+    (["m22-blue-0", "m22-blue-1", "m22-green-3"], "m22-blue-[0-1],m22-green-3"),
+    (["name-0", "name-1", "name-2", "name-3", "other-7"], "name-[0-3],other-7"),
+    (["x-1", "x-2", "x-4", "x-5", "x-7"], "x-[1-2,4-5,7]"),
+    (["x-7"], "x-7"),
+    (["login", "a3-1"], "a3-1,login"),
+    (["123", "124"], "123,124"),
+    (["a3-001", "a3-001"], "a3-001"),
+    (["node", "node1", "node2"], "node,node[1-2]"),
+    (["h-" + "9" * 19, "h-1"], "h-1,h-" + "9" * 19),
+])
+def test_hostlist(names, expected):
+    assert S.hostlist(names) == expected
+    assert sorted(expand(expected)) == sorted(set(names))
+
+
+def test_hostlist_does_not_depend_on_order():
+    names = ["a3-%03d" % i for i in (1, 2, 3, 5, 8, 9, 10, 11)] + ["b7", "login"]
+    first = S.hostlist(names)
+    for seed in range(5):
+        random.Random(seed).shuffle(names)
+        assert S.hostlist(names) == first
+    assert first == "a3-[001-003,005,008-011],b7,login"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.tuples(st.sampled_from(["a3-", "n", "blue-2-"]),
+                         st.integers(min_value=0, max_value=120),
+                         st.integers(min_value=0, max_value=4)), min_size=1, max_size=40))
+def test_hostlist_expands_back_to_the_same_names(items):
+    names = set("%s%0*d" % (prefix, width, value) for prefix, value, width in items)
+    assert sorted(expand(S.hostlist(names))) == sorted(names)
+
+
+# the tree
+
+NODES = {
+    "a3-003": {"cluster": "c1", "block": "blk-b", "subblock": "sb-1", "host": "h3"},
+    "a3-001": {"cluster": "c1", "block": "blk-b", "subblock": "sb-0", "host": "h1"},
+    "a3-002": {"cluster": "c1", "block": "blk-b", "subblock": "sb-0", "host": "h2"},
+    "a3-010": {"cluster": "c1", "block": "blk-a", "subBlock": "sb-9"},
+    "a3-009": {"cluster": "c1", "block": "blk-a", "subBlock": "sb-9"},
+    "a3-011": {"cluster": "c1", "block": "blk-a"},
+    "login": {},
+    "spare-7": None,
+}
+
+
+def test_three_levels():
+    text = S.render(NODES)
+    sw, comments = switches(text)
+    assert sw == {
+        "s0": ("Switches", "s0_[0-1],unplaced"),
+        # blk-a sorts before blk-b, whatever the node names say
+        "s0_0": ("Switches", "s0_0_[0-1]"),
+        "s0_0_0": ("Nodes", "a3-[009-010]"),
+        "s0_0_1": ("Nodes", "a3-011"),
+        "s0_1": ("Switches", "s0_1_[0-1]"),
+        "s0_1_0": ("Nodes", "a3-[001-002]"),
+        "s0_1_1": ("Nodes", "a3-003"),
+        "unplaced": ("Nodes", "login,spare-7"),
+    }
+    assert comments["s0_0"] == "# s0_0: block c1/blk-a (1 sub-block, 3 nodes)"
+    assert comments["s0_0_0"] == "# s0_0_0: sub-block c1/blk-a/sb-9 (2 nodes)"
+    assert comments["s0_0_1"] == "# s0_0_1: block c1/blk-a, sub-block not known (1 node)"
+    assert comments["s0_1_0"] == "# s0_1_0: sub-block c1/blk-b/sb-0 (2 nodes)"
+    assert comments["unplaced"].startswith("# unplaced: nodes without placement")
+    assert text.startswith("# Slurm topology.conf for the topology/tree plugin.\n# Generated by gpudirect.gcp")
+    assert "# 8 nodes: 6 placed in 2 blocks and 3 sub-blocks, 2 without placement." in text
+    assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+def test_two_levels_stops_at_the_block():
+    sw, comments = switches(S.render(NODES, levels=("block",)))
+    assert sw == {
+        "s0": ("Switches", "s0_[0-1],unplaced"),
+        "s0_0": ("Nodes", "a3-[009-011]"),
+        "s0_1": ("Nodes", "a3-[001-003]"),
+        "unplaced": ("Nodes", "login,spare-7"),
+    }
+    assert comments["s0_1"] == "# s0_1: block c1/blk-b (3 nodes)"
+    assert S.render(NODES, levels=["block"]) == S.render(NODES, levels="block")
+    assert S.render(NODES, levels="block, subblock") == S.render(NODES) == S.render(NODES, levels=["block", "sub_block"])
+
+
+def test_switch_names_follow_the_sorted_ids_and_every_switch_is_in_the_tree():
+    nodes = dict(("n%d" % i, {"block": "b%02d" % (i % 12), "subblock": "s%d" % (i // 12 % 3)}) for i in range(72))
+    sw, comments = switches(S.render(nodes))
+    assert sw["s0"] == ("Switches", "s0_[0-11]")
+    # the tenth block's switch is s0_9, not s0_1 (numbered by id, not by string order of the switch names)
+    assert comments["s0_9"].startswith("# s0_9: block b09 ")
+    assert comments["s0_11_2"].startswith("# s0_11_2: sub-block b11/s2 ")
+    children = set(["s0"])
+    for _kind, expr in sw.values():
+        children.update(expand(expr))
+    assert set(sw) <= children
+    assert sorted(n for kind, expr in sw.values() if kind == "Nodes" for n in expand(expr)) == sorted(nodes)
+
+
+def test_output_is_the_same_for_the_same_nodes_in_any_order():
+    items = list(NODES.items())
+    first = S.render(dict(items))
+    for seed in range(5):
+        random.Random(seed).shuffle(items)
+        assert S.render(dict(items)) == first
+
+
+def test_blocks_of_different_clusters_are_different_switches():
+    sw, comments = switches(S.render({"a": {"cluster": "c1", "block": "b", "subblock": "s"},
+                                      "b": {"cluster": "c2", "block": "b", "subblock": "s"}}))
+    assert sw["s0_0_0"] == ("Nodes", "a") and sw["s0_1_0"] == ("Nodes", "b")
+    assert comments["s0_1"].startswith("# s0_1: block c2/b ")
+
+
+def test_only_unplaced_nodes_still_make_a_tree():
+    sw, _comments = switches(S.render({"n1": {}, "n2": {"host": "h"}}, unplaced_switch="no-placement"))
+    assert sw == {"s0": ("Switches", "no-placement"), "no-placement": ("Nodes", "n[1-2]")}
+
+
+def test_no_unplaced_switch_when_every_node_is_placed():
+    text = S.render({"n1": {"block": "b", "subblock": "s"}})
+    assert "unplaced" not in text
+    assert switches(text)[0]["s0"] == ("Switches", "s0_0")
+
+
+def test_ids_cannot_break_out_of_their_comment():
+    text = S.render({"n1": {"block": "b\nSwitchName=evil Nodes=x", "subblock": "s 1"}})
+    assert "SwitchName=evil" not in [line.split(" ")[0] for line in text.splitlines()]
+    assert "# s0_0: block b?SwitchName=evil?Nodes=x (1 sub-block, 1 node)" in text
+    assert "sub-block b?SwitchName=evil?Nodes=x/s?1" in text
+
+
+# bad input: one line that names the node or the option
+
+@pytest.mark.parametrize("nodes,message", [
+    ({"n1": "/blk/sb/host"}, r"^node 'n1': topology must be a mapping \(cluster, block, subblock, host\), got a string"),
+    ({"n1": ["blk", "sb"]}, r"^node 'n1': topology must be a mapping .*got a list"),
+    ({"": {"block": "b"}}, r"^a Slurm node name is empty or not a string: a string ''"),
+    ({"  ": {"block": "b"}}, r"^a Slurm node name is empty"),
+    ({5: {"block": "b"}}, r"^a Slurm node name is empty or not a string: a number 5"),
+    ({"a3-[001-002]": {}}, r"^node 'a3-\[001-002\]': a Slurm hostlist cannot hold this name"),
+    ({"a b": {}}, r"^node 'a b': a Slurm hostlist cannot hold"),
+    ({"a,b": {}}, r"^node 'a,b': a Slurm hostlist cannot hold"),
+    ({"a#b": {}}, r"^node 'a#b': a Slurm hostlist cannot hold"),
+    ({"n=1": {}}, r"^node 'n=1': a Slurm hostlist cannot hold"),
+    ({}, r"^no nodes"),
+    ([("n1", {})], r"^nodes must be a mapping of Slurm node name to topology, got a list"),
+])
+def test_bad_nodes(nodes, message):
+    with pytest.raises(ValueError, match=message) as err:
+        S.render(nodes)
+    assert "\n" not in str(err.value)
+
+
+def test_the_first_bad_node_in_name_order_is_named():
+    with pytest.raises(ValueError, match="^node 'b': "):
+        S.render({"c": "x", "b": "x", "d": {}})
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"levels": ("subblock",)}, r"^levels must be \['block', 'subblock'\] or \['block'\], got \('subblock',\)"),
+    ({"levels": ("block", "subblock", "host")}, r"^levels must be"),
+    ({"levels": None}, r"^levels must be"),
+    ({"unplaced_switch": "s0_3"}, r"^unplaced_switch 's0_3' looks like the generated switch names"),
+    ({"unplaced_switch": "no place"}, r"^unplaced_switch 'no place' is not a name"),
+    ({"unplaced_switch": ""}, r"^unplaced_switch '' is not a name"),
+])
+def test_bad_options(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        S.render({"n1": {}}, **kwargs)
+
+
+# the filter
+
+def test_filter_renders_and_fails_with_one_line():
+    text = FILTERS["slurm_topology_conf"]({"n1": {"block": "b"}, "n2": {"block": "b"}}, levels=["block"])
+    assert "SwitchName=s0_0 Nodes=n[1-2]\n" in text
+    with pytest.raises(AnsibleFilterError, match=r"^slurm_topology_conf: node 'n 1': a Slurm hostlist cannot hold"):
+        FILTERS["slurm_topology_conf"]({"n 1": {}})
+    with pytest.raises(AnsibleFilterError, match=r"^slurm_topology_conf: levels must be"):
+        FILTERS["slurm_topology_conf"]({"n1": {}}, levels=["rack"])
