@@ -11,10 +11,10 @@
 # ansible-core (build/venv-newest, `make venv-newest`), the others on the oldest.
 # The summary says how busy the CPUs were over the stage (from /proc/stat),
 # the figure to look at before changing MOLECULE_JOBS.
-# Each scenario's seconds are kept in build/molecule/_durations; the next run
-# starts the longest first, so that the lanes end close together.  A fresh
-# checkout (CI) has none yet and orders by extensions/molecule/durations, the
-# seconds of a full run on the 2-core test machine.
+# Each scenario's seconds are kept in build/molecule/_durations (generated, not
+# in git); the next run starts the longest first, so that the lanes end close
+# together.  A fresh checkout (CI) has none yet and starts the scenarios that
+# are long on the 2-core test machine first (long_first below).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root" || exit 1
@@ -50,13 +50,20 @@ for s in "${scenarios[@]}"; do
 done
 
 durations="$logs/_durations"
-order="$durations"
-[ -s "$order" ] || order="$root/extensions/molecule/durations"
-if [ -s "$order" ] && [ "${#scenarios[@]}" -gt 1 ]; then
+# Without figures of a run of this checkout (a fresh clone, CI), the scenarios that take longest
+# on the 2-core test machine start first, in this order; the rest follow by name.
+long_first=(site diagnose topology slurm nccl_tests node_health rxdm a4x)
+if [ "${#scenarios[@]}" -gt 1 ]; then
   mapfile -t scenarios < <(for s in "${scenarios[@]}"; do
-    secs="$(awk -v s="$s" '$1 == s {v = $2} END {print v}' "$order")"
-    echo "${secs:-999999} $s"   # never measured: first
-  done | sort -rn | cut -d' ' -f2)
+    secs=""
+    [ -s "$durations" ] && secs="$(awk -v s="$s" '$1 == s {v = $2} END {print v}' "$durations")"
+    if [ -z "$secs" ] && [ ! -s "$durations" ]; then
+      for i in "${!long_first[@]}"; do
+        [ "${long_first[$i]}" = "$s" ] && secs=$((900000 - i))
+      done
+    fi
+    echo "${secs:-999999} $s"   # never measured in a run that has figures: first
+  done | sort -k1,1rn -k2,2 | cut -d' ' -f2)
 fi
 
 # Build the node and stand-in images once, before scenarios run side by side.

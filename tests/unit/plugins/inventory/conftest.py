@@ -10,7 +10,9 @@ import yaml
 
 from ansible.inventory.data import InventoryData
 from ansible.parsing.dataloader import DataLoader
-from ansible.plugins.loader import inventory_loader
+from ansible import constants as C
+from ansible.plugins.loader import fragment_loader
+from ansible.utils.plugin_docs import get_docstring
 
 from ansible_collections.gpudirect.gcp.plugins.inventory import gce_gpu
 
@@ -25,16 +27,18 @@ _DEFS = []
 
 
 def new_plugin():
-    """A plugin instance with its option definitions loaded, as the plugin loader makes one.
+    """A plugin instance with its option definitions registered, as the plugin loader makes one.
 
-    Done by hand so these tests need not install the collection loader, which
-    would change how other test modules import the collection.
+    Through ansible-core's public config and doc APIs rather than the loader itself, so these tests need
+    not install the collection loader, which would change how other test modules import the collection.
     """
     if not _DEFS:
-        inventory_loader._load_config_defs(NAME, gce_gpu, gce_gpu.__file__)
+        doc = get_docstring(gce_gpu.__file__, fragment_loader, collection_name="gpudirect.gcp",
+                            plugin_type="inventory")[0]
+        C.config.initialize_plugin_configuration_definitions("inventory", NAME, doc["options"])
         _DEFS.append(True)
     plugin = gce_gpu.InventoryModule()
-    inventory_loader._update_object(obj=plugin, name=NAME, path=gce_gpu.__file__, resolved=NAME)
+    plugin._load_name = NAME  # the name the loader gives a plugin it loads; options are looked up by it
     return plugin
 
 
