@@ -30,10 +30,15 @@ extends_documentation_fragment:
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 options:
+  config:
+    description:
+      - The whole configuration at once, as the P(gpudirect.gcp.node_health#role) role writes it for the agent
+        (C(family), one key per part, C(peers), C(rdma)); the collection's diagnose role passes it this way.
+      - Mutually exclusive with O(family) and the part options; exactly one of O(config) and O(family) is required.
+    type: dict
   family:
     description: The node's machine family (C(gpu_family) from the inventory).
     type: str
-    required: true
   gpu:
     description: Check the GPUs (and IMEX and the RDMA ports where the family has them).
     type: dict
@@ -240,44 +245,23 @@ duration_s:
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
-from ansible_collections.gpudirect.gcp.plugins.module_utils.host import maintenance
-
-PARTS = ("gpu", "nics", "peers", "rdma", "rxdm", "plugin", "profile", "maintenance")
 
 
 def argument_spec():
-    return dict(
-        family=dict(type="str", required=True),
-        gpu=dict(type="dict", options=node_health.gpu_options()),
-        # the NIC map's records as they come: the checks read the keys they need
-        nics=dict(type="list", elements="dict"),
-        peers=dict(type="dict"),
-        rdma=dict(type="str", choices=["auto", "required", "skip"], default="auto"),
-        rxdm=dict(type="dict", options=dict(
-            engine=dict(type="str", choices=["auto", "docker", "podman"], default="auto"),
-            container=dict(type="str", required=True),
-            unit=dict(type="str"),
-            health_check_file=dict(type="str"),
-            ready_line=dict(type="str"),
-            max_restarts=dict(type="int", default=0),
-            log_lines=dict(type="int", default=5))),
-        rxdm_wait_s=dict(type="int", default=0),
-        plugin=dict(type="dict", options=dict(record_file=dict(type="str", required=True))),
-        profile=dict(type="dict", options=dict(
-            path=dict(type="path", required=True),
-            iface_vars=dict(type="list", elements="str", default=[]),
-            binding_vars=dict(type="list", elements="str", default=[]),
-            plugin_lib_dir=dict(type="path"),
-            plugin_library=dict(type="str"))),
-        maintenance=dict(type="dict", options=dict(
-            metadata_url=dict(type="str", default=maintenance.DEFAULT_URL),
-            warn_within_h=dict(type="float", default=24))),
-    )
+    """config or family, rxdm_wait_s, and one option per part of the node check (node_health.PARTS) and per
+    setting of its nics part."""
+    spec = dict(config=dict(type="dict"), family=dict(type="str"), rxdm_wait_s=dict(type="int", default=0))
+    spec.update((part["key"], part["spec"]) for part in node_health.PARTS)
+    spec.update(node_health.NIC_SETTINGS)
+    return spec
 
 
 def main():
-    gm = GpuModule(argument_spec())
-    config = dict((key, gm.params[key]) for key in ("family",) + PARTS)
+    keys = ["family"] + node_health.part_keys() + list(node_health.NIC_SETTINGS)
+    # rdma has a default, so only a config together with another option that is set is refused
+    gm = GpuModule(argument_spec(), required_one_of=[("config", "family")],
+                   mutually_exclusive=[("config", key) for key in keys if key != "rdma"])
+    config = gm.params["config"] if gm.params["config"] is not None else dict((key, gm.params[key]) for key in keys)
     try:
         result = node_health.check(config, gm.run, gm.which, rxdm_wait_s=max(0, gm.params["rxdm_wait_s"]))
     except node_health.ConfigError as exc:

@@ -71,14 +71,13 @@ def validate(config):
         raise ConfigError("rdma: must be auto, required or skip")
     if config["family"] not in families.FAMILIES:
         raise ConfigError("family: unknown family %r" % config["family"])
-    for key, needs in (("gpu", ()), ("rxdm", ("container",)), ("plugin", ("record_file",)), ("profile", ("path",)),
-                       ("maintenance", ())):
-        part = config.get(key)
-        if part is None:
+    for spec in PARTS:
+        key, part = spec["key"], config.get(spec["key"])
+        if part is None or spec["needs"] is None:
             continue
         if not isinstance(part, dict):
             raise ConfigError("%s: must be an object or null" % key)
-        for need in needs:
+        for need in spec["needs"]:
             if not part.get(need):
                 raise ConfigError("%s.%s: missing" % (key, need))
 
@@ -229,36 +228,96 @@ def check_maintenance(part, clock=time.time, get=None):
     return {"event": state["event"], "upcoming": state["upcoming"]}, [dict(f) for f in found]
 
 
+class _Context(object):
+    """What every part's check may use: run(argv), which(name), the filesystem root, a clock, and how long
+    RxDM may take to become ready."""
+
+    def __init__(self, run, which, root, clock, rxdm_wait_s):
+        self.run, self.which, self.root, self.clock, self.rxdm_wait_s = run, which, root, clock, rxdm_wait_s
+
+
+# The node check's parts, in the order they run; everything else that lists them is built from this
+# table or compared with it by a test (the module's options, the agent, diagnose and its tags, the shared
+# config task).  key: the config's key and the result's; component: of the warning when the part cannot
+# run; needs: what its config object must name; empty_runs: an empty config ({} or []) still runs it;
+# tag: the tag that picks it in diagnose; spec: its option in node_health_info; check: (state, findings).
+PARTS = (
+    {"key": "gpu", "component": "gpu", "needs": (), "empty_runs": True, "tag": "diagnose_gpu",
+     "spec": dict(type="dict", options=gpu_options()),
+     "check": lambda config, ctx: check_gpu(config["family"], config["gpu"], ctx.run, ctx.which)},
+    # the NIC map's records as they come: the checks read the keys they need
+    {"key": "nics", "component": "nic", "needs": None, "empty_runs": True, "tag": "diagnose_nic",
+     "spec": dict(type="list", elements="dict"),
+     "check": lambda config, ctx: check_nics(config, ctx.run, ctx.which, ctx.root)},
+    {"key": "rxdm", "component": "rxdm", "needs": ("container",), "empty_runs": False, "tag": "diagnose_rxdm",
+     "spec": dict(type="dict", options=dict(
+         engine=dict(type="str", choices=["auto", "docker", "podman"], default="auto"),
+         container=dict(type="str", required=True),
+         unit=dict(type="str"),
+         health_check_file=dict(type="str"),
+         ready_line=dict(type="str"),
+         max_restarts=dict(type="int", default=0),
+         log_lines=dict(type="int", default=5))),
+     "check": lambda config, ctx: check_rxdm(config["rxdm"], ctx.run, ctx.which, ctx.rxdm_wait_s)},
+    {"key": "plugin", "component": "nccl_plugin", "needs": ("record_file",), "empty_runs": False,
+     "tag": "diagnose_nccl_plugin",
+     "spec": dict(type="dict", options=dict(record_file=dict(type="str", required=True))),
+     "check": lambda config, ctx: check_plugin(config["family"], config["plugin"], ctx.root)},
+    {"key": "profile", "component": "nccl_profile", "needs": ("path",), "empty_runs": False,
+     "tag": "diagnose_nccl_profile",
+     "spec": dict(type="dict", options=dict(
+         path=dict(type="path", required=True),
+         iface_vars=dict(type="list", elements="str", default=[]),
+         binding_vars=dict(type="list", elements="str", default=[]),
+         plugin_lib_dir=dict(type="path"),
+         plugin_library=dict(type="str"))),
+     "check": lambda config, ctx: check_profile(config["profile"], ctx.root)},
+    {"key": "maintenance", "component": "host", "needs": (), "empty_runs": False, "tag": "diagnose_host",
+     "spec": dict(type="dict", options=dict(
+         metadata_url=dict(type="str", default=maintenance.DEFAULT_URL),
+         warn_within_h=dict(type="float", default=24))),
+     "check": lambda config, ctx: check_maintenance(config["maintenance"], ctx.clock)},
+)
+# settings of the nics part that stand beside it in the config, with their options
+NIC_SETTINGS = {"peers": dict(type="dict"), "rdma": dict(type="str", choices=["auto", "required", "skip"],
+                                                         default="auto")}
+
+
+def part_keys():
+    return [part["key"] for part in PARTS]
+
+
+def empty_result(family):
+    """A result with every part unchecked (None) and no findings yet."""
+    out = dict((key, None) for key in part_keys())
+    out.update(family=family, findings=[])
+    return out
+
+
+def _runs(part, config):
+    value = config.get(part["key"])
+    return value is not None if part["empty_runs"] else bool(value)
+
+
 def check(config, run, which, root="/", clock=time.time, rxdm_wait_s=0):
     """Run every check the config names; one check that cannot run costs no other.
 
     run(argv) -> (rc, out, err), never through a shell; which(name) -> path or None.
     rxdm_wait_s: how long RxDM may take to become ready (0: one look).
-    Returns {family, gpu, nics, rxdm, plugin, profile, maintenance, findings, duration_s}; a part not
-    configured, or whose check could not run (a warn finding says why), is None.
+    Returns {family, <each part's key>, findings, duration_s}; a part not configured, or whose check could
+    not run (a warn finding says why), is None.
     """
     validate(config)
     start = clock()
-    out = {"family": config["family"], "gpu": None, "nics": None, "rxdm": None, "plugin": None, "profile": None,
-           "maintenance": None, "findings": []}
-    steps = []
-    if config.get("gpu") is not None:
-        steps.append(("gpu", "gpu", lambda: check_gpu(config["family"], config["gpu"], run, which)))
-    if config.get("nics") is not None:
-        steps.append(("nics", "nic", lambda: check_nics(config, run, which, root)))
-    if config.get("rxdm"):
-        steps.append(("rxdm", "rxdm", lambda: check_rxdm(config["rxdm"], run, which, rxdm_wait_s)))
-    if config.get("plugin"):
-        steps.append(("plugin", "nccl_plugin", lambda: check_plugin(config["family"], config["plugin"], root)))
-    if config.get("profile"):
-        steps.append(("profile", "nccl_profile", lambda: check_profile(config["profile"], root)))
-    if config.get("maintenance"):
-        steps.append(("maintenance", "host", lambda: check_maintenance(config["maintenance"], clock)))
-    for key, component, step in steps:
+    ctx = _Context(run, which, root, clock, rxdm_wait_s)
+    out = empty_result(config["family"])
+    for part in PARTS:
+        if not _runs(part, config):
+            continue
         try:
-            out[key], found = step()
+            out[part["key"]], found = part["check"](config, ctx)
         except (OSError, ValueError, KeyError) as exc:
-            found = [finding(component, key, "warn", "the check could not run: %s" % exc)]
+            found = [finding(part["component"], part["key"], "warn", "the check could not run: %s" % exc)]
         out["findings"].extend(found)
     out["duration_s"] = round(clock() - start, 3)
     return out

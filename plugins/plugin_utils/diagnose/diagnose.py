@@ -57,6 +57,7 @@ def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0):
         profile = node_checks.profile(host, ev, repairs, mine + plugin)
         out.extend(node_checks.gpu(host, ev, repairs) + plugin + rxdm + profile + node_checks.devices(host, ev, repairs)
                    + node_checks.topology(host, ev) + node_checks.maintenance(host, ev, repairs)
+                   + node_checks.passed_on(host, ev, repairs)
                    + ([] if plugin else node_checks.nccl_qualified(host, ev, repairs)))
         # a node that runs a job (or cannot be shown idle) is named and kept out of the NCCL tests
         if ev.get("busy") is not None:

@@ -22,6 +22,7 @@ import base64
 import binascii
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
 
 
 def _ran(result):
@@ -33,9 +34,27 @@ def _why(result, default="failed"):
     return msg if msg else default
 
 
-# the node check's parts, with the component of the warning a part gives when it cannot run
-PARTS = {"gpu": "gpu", "nics": "nic", "rxdm": "rxdm", "plugin": "nccl_plugin", "profile": "nccl_profile",
-         "maintenance": "host"}
+def part_components():
+    """{part: the component of the warning it gives when it cannot run}, from the node check's table."""
+    return dict((part["key"], part["component"]) for part in node_health.PARTS)
+
+
+def read_here(item):
+    """Whether diagnose reads this node check finding through its own part functions (below and in
+    node_checks), which add what only the controller knows (the plugin/RxDM pairing, the profile the role
+    would render now, symptoms another finding explains, blame across nodes). Every other finding, such as
+    those of a part added to the node check, is passed on as it came (other_findings)."""
+    component = item.get("component")
+    if component == "host":
+        return item.get("subject") == "maintenance"
+    return component in ("gpu", "imex", "rdma", "nic", "rxdm", "nccl_plugin", "nccl_profile")
+
+
+def other_findings(node, parts):
+    """The findings of the asked parts that no part function reads, as the node check gave them."""
+    if not parts or not _ran(node) or not isinstance(node.get("findings"), list):
+        return []
+    return [dict(item) for item in node["findings"] if isinstance(item, dict) and not read_here(item)]
 
 
 def part(node, key, parts):
@@ -49,7 +68,7 @@ def part(node, key, parts):
     if state is not None:
         return state, None
     for item in node["findings"]:
-        if item.get("component") == PARTS[key] and item.get("subject") in (key, "interfaces"):
+        if item.get("component") == part_components()[key] and item.get("subject") in (key, "interfaces"):
             return None, item.get("cause") or "could not run"
     return None, None
 
@@ -176,6 +195,7 @@ def shape(raw):
         "devices": _stat_records(res.get("devices"), "path", "present", settings.get("device_sources") or {}),
         "kernel_modules": _stat_records(res.get("kernel_modules"), "name", "loaded"),
         "maintenance": maintenance(node, parts),
+        "other": other_findings(node, parts),
         "versions": raw.get("versions") or {},
         "os_release": os_release(res.get("os_release")),
         # gpu_busy_info's result as it came (diagnose_busy judges it); None where the check was not part of the run

@@ -151,6 +151,16 @@ def _merged(items):
     return [merged[key] for key in order]
 
 
+def passed_on(host, ev, repairs):
+    """The node check's findings that no function here reads (a part added to the node check): as they
+    came, with the host and the re-run of the phase that configures their component, where one does."""
+    out = []
+    for item in ev.get("other") or []:
+        fix = repairs.role(host, item["component"]) if item["component"] in REPAIR_TAGS else None
+        out.append(finding(host, item["component"], item["subject"], item["severity"], item["cause"], fix))
+    return out
+
+
 def gpu(host, ev, repairs):
     """The GPU module's findings (components gpu and imex), each with the command of its repair rung: the
     node command the check names (a GPU reset, a service restart), a reboot, a phase's re-run, or Google's

@@ -138,10 +138,10 @@ def main(argv=None):
                     item["severity"] = "fail"
     except TimeLimit:
         timed_out = True
-        result = {"family": config["family"], "nics": None, "rxdm": None, "plugin": None, "profile": None,
-                  "findings": [node_health.finding("host", "node check", "warn",
-                                                   "stopped at the time limit of %ss: a check hung" % args.timeout)],
-                  "duration_s": round(time.monotonic() - start, 3)}
+        result = node_health.empty_result(config["family"])
+        result.update(findings=[node_health.finding("host", "node check", "warn",
+                                                    "stopped at the time limit of %ss: a check hung" % args.timeout)],
+                      duration_s=round(time.monotonic() - start, 3))
     except Exception as exc:  # pylint: disable=broad-except
         # a bug or input the checks did not expect says nothing about the node: exit 2, never a drain
         signal.setitimer(signal.ITIMER_REAL, 0)

@@ -16,6 +16,8 @@ import yaml
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
+from ansible_collections.gpudirect.gcp.plugins.filter import node_check
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MAIN = os.path.join(ROOT, "roles", "diagnose", "tasks", "main.yml")
 # ansible-core 2.19 trusts no string unless told; older releases trust every plain string
@@ -31,6 +33,9 @@ def _tasks():
 def parts(run_tags, skip_tags=()):
     (task,) = [t for t in _tasks() if "_diagnose_parts" in (t.get("ansible.builtin.set_fact") or {})]
     variables = dict((k, trust_as_template(v) if isinstance(v, str) else v) for k, v in task["vars"].items())
+    # the one collection filter of the expression, rendered here without a collection loader
+    assert "gpudirect.gcp._node_check_parts" in variables["_tags"]
+    variables["_tags"] = dict((part["key"], part["tag"]) for part in node_check.node_check_parts())
     variables.update(ansible_run_tags=list(run_tags), ansible_skip_tags=list(skip_tags))
     templar = Templar(loader=DataLoader(), variables=variables)
     return templar.template(trust_as_template(task["ansible.builtin.set_fact"]["_diagnose_parts"]))
