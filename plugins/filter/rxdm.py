@@ -10,6 +10,8 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import rxdm_command
+
+
 def _rxdm(family):
     try:
         return families.get_family(family)["rxdm"]
@@ -25,22 +27,19 @@ def _flavour(flavour, distribution):
     return flavour
 
 
-def rxdm_run_argv(family, engine, ref, flavour="auto", distribution=None, name=rxdm_command.CONTAINER_NAME,
-                  gpus=None, gpu_devices=None, volume_sources=None, extra_volumes=None, extra_env=None,
-                  extra_args=None, args=None, driver_lib_dir=None):
+def command_of(family, spec):
+    """{argv, host_paths} of the RxDM container for a family, from one spec (rxdm_command.SPEC_DEFAULTS' keys,
+    plus distribution, which picks the OS flavour when flavour is auto)."""
+    if not isinstance(spec, dict):
+        raise AnsibleFilterError("_rxdm_command (%s): the spec must be a mapping, got %r" % (family, spec))
+    spec = dict(spec)
+    distribution = spec.pop("distribution", None)
+    spec["flavour"] = _flavour(spec.get("flavour"), distribution)
+    spec["driver_lib_dir"] = spec.get("driver_lib_dir") or None
     try:
-        return rxdm_command.build_run_argv(
-            _rxdm(family), engine, ref, _flavour(flavour, distribution), name=name, gpus=gpus,
-            gpu_devices=gpu_devices, volume_sources=volume_sources, extra_volumes=extra_volumes,
-            extra_env=extra_env, extra_args=extra_args, args=args, driver_lib_dir=driver_lib_dir or None)
+        return rxdm_command.command(_rxdm(family), spec)
     except rxdm_command.RxdmCommandError as exc:
-        raise AnsibleFilterError("_rxdm_run_argv (%s): %s" % (family, exc))
-
-
-def rxdm_host_paths(family, volume_sources=None, extra_volumes=None, flavour="auto", distribution=None,
-                    driver_lib_dir=None):
-    return rxdm_command.host_paths(_rxdm(family), volume_sources, extra_volumes, _flavour(flavour, distribution),
-                                   driver_lib_dir or None)
+        raise AnsibleFilterError("_rxdm_command (%s): %s" % (family, exc))
 
 
 def systemd_exec_line(argv):
@@ -52,7 +51,6 @@ def systemd_exec_line(argv):
 class FilterModule(object):
     def filters(self):
         return {
-            "_rxdm_run_argv": rxdm_run_argv,
-            "_rxdm_host_paths": rxdm_host_paths,
+            "_rxdm_command": command_of,
             "_systemd_exec_line": systemd_exec_line,
         }

@@ -29,34 +29,59 @@ def table_volumes(rxdm, flavour):
     return volumes
 
 
-def build_run_argv(rxdm, engine, ref, flavour, name=CONTAINER_NAME, gpus=None, gpu_devices=None,
-                   volume_sources=None, extra_volumes=None, extra_env=None, extra_args=None, args=None,
-                   driver_lib_dir=None):
-    """The `<engine> run` argument list for RxDM.
+# What a command is built from, besides the family table's entry; every key but engine and ref may be left out.
+#   engine: the container engine command; ref: the image (image:tag or image@sha256:...);
+#   flavour: "cos" or "ubuntu" (families.OS_FLAVOURS): picks args, flavour volumes and the GPU flag;
+#   name: the container's name;
+#   gpus: pass `--gpus all`; None: the table's choice for the flavour;
+#   gpu_devices: devices passed one by one when `--gpus all` is not used; None: the table's;
+#   volume_sources: {table host path: replacement host path}, for nodes where a device or directory
+#       lives elsewhere; the container side never changes;
+#   extra_volumes: {host: container} added after the table's;
+#   extra_env, extra_args: added after the table's; args: replaces the table's args;
+#   driver_lib_dir: the host directory that holds the NVIDIA driver libraries, mounted where RxDM looks
+#       for them (the table's driver_lib_mount); None when the container toolkit injects them.
+SPEC_DEFAULTS = {"engine": None, "ref": None, "flavour": "ubuntu", "name": CONTAINER_NAME, "gpus": None,
+                 "gpu_devices": None, "volume_sources": None, "extra_volumes": None, "extra_env": None,
+                 "extra_args": None, "args": None, "driver_lib_dir": None}
 
-    rxdm: the family table's RxDM entry (families.FAMILIES[f]["rxdm"]).
-    flavour: "cos" or "ubuntu" (families.OS_FLAVOURS); picks args, flavour volumes and the GPU flag.
-    gpus: pass `--gpus all`; None = the table's choice for the flavour.
-    gpu_devices: devices passed one by one when `--gpus all` is not used; None = the table's.
-    volume_sources: {table host path: replacement host path}, for nodes where a
-        device or directory lives elsewhere; the container side never changes.
-    extra_volumes: {host: container} added after the table's.
-    extra_env / extra_args: added after the table's; args replaces the table's args.
-    driver_lib_dir: the host directory that holds the NVIDIA driver libraries, mounted
-        where RxDM looks for them (the table's driver_lib_mount); None when the
-        container toolkit injects them (`--gpus all`).
+
+def spec_of(spec):
+    """The spec with every key, its defaults filled in; an unknown key is refused, naming it."""
+    unknown = sorted(set(spec or {}) - set(SPEC_DEFAULTS))
+    if unknown:
+        raise RxdmCommandError("unknown key(s) %s; known: %s" % (", ".join(unknown), ", ".join(sorted(SPEC_DEFAULTS))))
+    out = dict(SPEC_DEFAULTS)
+    out.update((k, v) for k, v in (spec or {}).items() if v is not None)
+    return out
+
+
+def command(rxdm, spec):
+    """{argv, host_paths} of one spec: the `<engine> run` argument list for RxDM, and the host paths it
+    mounts (after substitution), which must exist before RxDM starts.
+
+    rxdm: the family table's RxDM entry (families.FAMILIES[f]["rxdm"]); spec: SPEC_DEFAULTS' keys.
     """
+    spec = spec_of(spec)
     if not rxdm:
         raise RxdmCommandError("this family runs no RxDM")
+    for key in ("engine", "ref"):
+        if not spec[key]:
+            raise RxdmCommandError("%s: missing" % key)
+    return {"argv": _run_argv(rxdm, spec), "host_paths": _host_paths(rxdm, spec)}
+
+
+def _run_argv(rxdm, spec):
+    flavour = spec["flavour"]
     if flavour not in rxdm["args"]:
         raise RxdmCommandError("OS flavour %r unknown; known: %s" % (flavour, ", ".join(sorted(rxdm["args"]))))
     volumes = table_volumes(rxdm, flavour)
-    volume_sources = volume_sources or {}
+    volume_sources = spec["volume_sources"] or {}
     unknown = sorted(set(volume_sources) - set(volumes))
     if unknown:
         raise RxdmCommandError("volume_sources names %s, which the RxDM table does not mount (it mounts %s)"
                                % (", ".join(unknown), ", ".join(sorted(volumes))))
-    argv = [engine, "run", "--rm", "--name", name, "--pull=never"]
+    argv = [spec["engine"], "run", "--rm", "--name", spec["name"], "--pull=never"]
     if rxdm.get("network_host"):
         argv.append("--network=host")
     if rxdm.get("privileged"):
@@ -65,38 +90,38 @@ def build_run_argv(rxdm, engine, ref, flavour, name=CONTAINER_NAME, gpus=None, g
         argv.append("--cap-add=%s" % cap)
     for limit in rxdm.get("ulimits") or []:
         argv.extend(["--ulimit", limit])
-    use_gpus = rxdm["gpus_flag"][flavour] if gpus is None else bool(gpus)
+    use_gpus = rxdm["gpus_flag"][flavour] if spec["gpus"] is None else bool(spec["gpus"])
     if use_gpus:
         argv.extend(["--gpus", "all"])
     else:
-        devices = (rxdm.get("gpu_devices") or []) if gpu_devices is None else gpu_devices
+        devices = (rxdm.get("gpu_devices") or []) if spec["gpu_devices"] is None else spec["gpu_devices"]
         for dev in devices:
             argv.extend(["--device", dev])
     for dev in rxdm.get("devices") or []:
         argv.extend(["--device", dev])
     for host in sorted(volumes):
         argv.extend(["--volume", "%s:%s" % (volume_sources.get(host, host), volumes[host])])
-    if driver_lib_dir:
-        argv.extend(["--volume", "%s:%s:ro" % (driver_lib_dir, rxdm["driver_lib_mount"])])
-    for host in sorted(extra_volumes or {}):
+    if spec["driver_lib_dir"]:
+        argv.extend(["--volume", "%s:%s:ro" % (spec["driver_lib_dir"], rxdm["driver_lib_mount"])])
+    extra_volumes = spec["extra_volumes"] or {}
+    for host in sorted(extra_volumes):
         argv.extend(["--volume", "%s:%s" % (host, extra_volumes[host])])
     env = dict(rxdm.get("env") or {})
-    env.update(extra_env or {})
+    env.update(spec["extra_env"] or {})
     for key in sorted(env):
         argv.extend(["--env", "%s=%s" % (key, env[key])])
     if rxdm.get("entrypoint"):
         argv.extend(["--entrypoint", rxdm["entrypoint"]])
-    argv.append(ref)
-    argv.extend(list(rxdm["args"][flavour]) if args is None else list(args))
-    argv.extend(extra_args or [])
+    argv.append(spec["ref"])
+    argv.extend(list(rxdm["args"][flavour]) if spec["args"] is None else list(spec["args"]))
+    argv.extend(spec["extra_args"] or [])
     return argv
 
 
-def host_paths(rxdm, volume_sources=None, extra_volumes=None, flavour="ubuntu", driver_lib_dir=None):
-    """Host paths the command mounts (after substitution): they must exist before RxDM starts."""
-    volume_sources = volume_sources or {}
-    paths = [volume_sources.get(h, h) for h in sorted(table_volumes(rxdm or {}, flavour))]
-    return paths + ([driver_lib_dir] if driver_lib_dir else []) + sorted(extra_volumes or {})
+def _host_paths(rxdm, spec):
+    volume_sources = spec["volume_sources"] or {}
+    paths = [volume_sources.get(h, h) for h in sorted(table_volumes(rxdm, spec["flavour"]))]
+    return paths + ([spec["driver_lib_dir"]] if spec["driver_lib_dir"] else []) + sorted(spec["extra_volumes"] or {})
 
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")

@@ -31,8 +31,8 @@ def test_unit_runs_the_tables_command(host):
     # Google's Ubuntu image: the packaged driver and the container toolkit, which takes `--gpus all`
     assert host.file(TOOLKIT_LIBCUDA).exists and not host.file("/var/lib/nvidia").exists
     assert host.exists("nvidia-container-runtime-hook")
-    expected = rxdm_command.build_run_argv(rxdm, engine, ref, "ubuntu", gpus=True, driver_lib_dir=None,
-                                           volume_sources={"/dev/dmabuf_import_helper": STANDIN_DMABUF})
+    expected = rxdm_command.command(rxdm, {"engine": engine, "ref": ref, "flavour": "ubuntu", "gpus": True,
+                                           "volume_sources": {"/dev/dmabuf_import_helper": STANDIN_DMABUF}})["argv"]
     assert _unit_lines(host, "ExecStart") == [rxdm_command.systemd_exec_line(expected)]
     assert _unit_lines(host, "Restart") == ["always"]
     assert "gpu-network-wait-online.service" in _unit_lines(host, "After")[0]
