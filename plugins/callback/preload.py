@@ -32,6 +32,8 @@ from ansible.plugins.callback import CallbackBase
 from ansible.plugins.loader import action_loader, become_loader, connection_loader, shell_loader
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload
+
+
 class CallbackModule(CallbackBase):
     CALLBACK_VERSION = 2.0
     CALLBACK_TYPE = "aggregate"

@@ -9,6 +9,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import nccl_build
+
+
 def nccl_tests_build_packages(family, pkg_mgr, plugin_version=None):
     try:
         return nccl_build.build_packages(family, pkg_mgr, plugin_version or None)

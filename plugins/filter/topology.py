@@ -13,6 +13,8 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import peer_plan
+
+
 def _mapping(value, what):
     if value is None:
         return {}

@@ -179,7 +179,7 @@ def main():
     gpus, gpu_error = read_gpus(gm)
     slurm, slurm_error = read_slurm(gm)
     decision = gpu_busy.decide(gpus=gpus, gpu_error=gpu_error, slurm=slurm, slurm_error=slurm_error,
-                           ignore=gm.params["ignore_processes"])
+                               ignore=gm.params["ignore_processes"])
     gm.exit(changed=False, msg=gpu_busy.summary(decision), **decision)
 
 

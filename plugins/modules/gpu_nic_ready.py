@@ -25,12 +25,19 @@ extends_documentation_fragment:
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 options:
-  nics:
+  nic_map:
     description:
-      - The NICs to check. Each needs O(nics[].name) or O(nics[].mac).
+      - The NICs to check as the NIC map records M(gpudirect.gcp.gpu_nic_facts) returns them
+        (C(ansible_facts.gpu_nic_facts.gpu_nics)), passed as they come; the module reads C(iface) (else C(mac))
+        to find each interface, C(expected_mtu), C(ip) and C(nic), and ignores the record's other keys.
+      - Exactly one of O(nic_map) and O(nics) is required.
     type: list
     elements: dict
-    required: true
+  nics:
+    description:
+      - The NICs to check, one item each. Each needs O(nics[].name) or O(nics[].mac).
+    type: list
+    elements: dict
     suboptions:
       name:
         description: Guest interface name, for example C(eth1) or C(enp6s0).
@@ -50,7 +57,7 @@ options:
   peers:
     description:
       - Per NIC, addresses of other nodes on the same VPC to ping at full size with don't-fragment set.
-      - Keys are interface names, NIC API names or MAC addresses as given in O(nics).
+      - Keys are interface names, NIC API names or MAC addresses as given in O(nic_map) or O(nics).
     type: dict
   timeout:
     description:
@@ -190,7 +197,8 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.nic.nic_map import n
 
 def argument_spec():
     return dict(
-        nics=dict(type="list", elements="dict", required=True, options=dict(
+        nic_map=dict(type="list", elements="dict"),
+        nics=dict(type="list", elements="dict", options=dict(
             name=dict(type="str"), mac=dict(type="str"), mtu=dict(type="int"),
             ip=dict(type="str"), nic=dict(type="str"))),
         peers=dict(type="dict"),
@@ -206,20 +214,31 @@ def validate(params):
     if params["family"] and params["family"] not in families.FAMILIES:
         raise ModuleInputError("family: unknown GPU family %r; known: %s"
                                % (params["family"], ", ".join(families.family_names())))
-    for index, item in enumerate(params["nics"]):
-        if not (item.get("name") or item.get("mac")):
-            raise ModuleInputError("nics[%d] has neither name nor mac" % index)
+    if params["nic_map"] is not None:
+        records = [dict(item) for item in params["nic_map"]]
+        for index, item in enumerate(records):
+            if not (item.get("iface") or item.get("mac")):
+                raise ModuleInputError("nic_map[%d] (%s) has neither iface nor mac"
+                                       % (index, item.get("nic") or "no nic name"))
+    else:
+        records = []
+        for index, item in enumerate(params["nics"]):
+            if not (item.get("name") or item.get("mac")):
+                raise ModuleInputError("nics[%d] has neither name nor mac" % index)
+            records.append(nic_ready.from_item(item))
+    # one shape from here on: the NIC map's record
+    params["records"] = records
     if params["timeout"] < 0:
         raise ModuleInputError("timeout must be 0 or more, got %d" % params["timeout"])
     for key, addrs in params["peers"].items():
         if not isinstance(addrs, list) or not all(isinstance(a, str) for a in addrs):
             raise ModuleInputError("peers[%s] must be a list of addresses" % key)
-    if params["peers"] and not any(i.get("mtu") for i in params["nics"]):
+    if params["peers"] and not any(i.get("expected_mtu") for i in records):
         raise ModuleInputError("peers need the NICs' mtu to size the ping")
 
 
 def peers_for(item, result, peers):
-    for key in (result["iface"], item.get("name"), item.get("nic"), norm_mac(item.get("mac"))):
+    for key in (result["iface"], item.get("iface"), item.get("nic"), norm_mac(item.get("mac"))):
         if key and key in peers:
             return peers[key]
     for key, value in peers.items():
@@ -231,13 +250,13 @@ def peers_for(item, result, peers):
 def check_once(gm, reader, ping, sleep=time.sleep):
     params = gm.params
     interfaces = nic_sysfs.read_interfaces(reader, gm.run, gm.which("ip"))
-    return nic_ready.check_node(params["nics"], interfaces, reader.rdma_devices(),
+    return nic_ready.check_node(params["records"], interfaces, reader.rdma_devices(),
                                 nic_ready.rdma_mode(params["rdma"], params["family"]), gm.run, ping,
                                 lambda item, res: peers_for(item, res, params["peers"]), sleep=sleep)
 
 
 def run_module(root="/", sleep=time.sleep, clock=time.time):
-    gm = GpuModule(argument_spec())
+    gm = GpuModule(argument_spec(), required_one_of=[("nic_map", "nics")], mutually_exclusive=[("nic_map", "nics")])
     try:
         validate(gm.params)
         reader = nic_sysfs.SysfsReader(root)

@@ -102,5 +102,3 @@ def describe(number, message=""):
     out = dict(entry)
     out.update({"xid": number, "known": True})
     return out
-
-

@@ -83,17 +83,17 @@ def validate(config):
 
 
 def nic_items(config):
-    """What each GPU NIC must be, from its NIC map record: found by its interface, else by its MAC; a NIC
-    with neither is looked up by its inventory name, so that it is reported missing."""
+    """Each GPU NIC's record of the NIC map, with the peers of its network: found by its interface, else by
+    its MAC; a NIC with neither is looked up by its API name, so that it is reported missing."""
     peers = config.get("peers") or {}
     out = []
     for rec in config["nics"]:
         # name and mtu: a config the node_health role wrote before it took the NIC map's records
         iface, mac = rec.get("iface") or rec.get("name"), rec.get("mac")
         mtu = rec["expected_mtu"] if rec.get("expected_mtu") is not None else rec.get("mtu")
-        out.append({"nic": rec.get("nic"), "name": iface or (None if mac else rec.get("nic")),
-                    "mac": None if iface else mac, "mtu": mtu, "ip": rec.get("ip"),
-                    "peers": peers.get(rec.get("network")) or []})
+        out.append({"nic": rec.get("nic"), "network": rec.get("network"),
+                    "iface": iface or (None if mac else rec.get("nic")), "mac": None if iface else mac,
+                    "expected_mtu": mtu, "ip": rec.get("ip"), "peers": peers.get(rec.get("network")) or []})
     return out
 
 

@@ -5,6 +5,12 @@
 
 Each check returns plain problem strings ("mtu 1460, expected 8244") so that a
 module can fail with one line naming every bad NIC and why.
+
+A NIC to check is a record of the NIC map's shape (nic_map.match, what gpu_nic_facts returns):
+nic (the API's NIC name), network, mac, ip, expected_mtu (the VPC's MTU), iface (the guest
+interface, None when the map found none). The same record goes from the NIC map to the roles,
+gpu_nic_ready, the node health config and its metrics; from_item() reads gpu_nic_ready's
+older item (name: the interface, mtu: the VPC's MTU) into it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,9 +27,15 @@ FAILED_PING = "ping -M do "
 NO_RDMA = "no RDMA devices on this node"
 
 
+def from_item(item):
+    """gpu_nic_ready's item {name, mac, mtu, ip, nic} as a NIC map record."""
+    return {"nic": item.get("nic"), "network": None, "mac": item.get("mac"), "ip": item.get("ip"),
+            "expected_mtu": item.get("mtu"), "iface": item.get("name")}
+
+
 def resolve(item, interfaces):
-    """The guest interface an expected NIC item refers to, by name, else MAC."""
-    name = item.get("name")
+    """The guest interface a NIC record refers to, by interface name, else MAC."""
+    name = item.get("iface")
     if name:
         return name if name in interfaces else None
     mac = norm_mac(item.get("mac"))
@@ -37,7 +49,7 @@ def label(item, iface=None):
     """How a NIC is named in messages: its interface, else what the user gave."""
     if iface:
         return iface
-    return item.get("name") or item.get("nic") or norm_mac(item.get("mac")) or "?"
+    return item.get("iface") or item.get("nic") or norm_mac(item.get("mac")) or "?"
 
 
 def is_up(info):
@@ -49,12 +61,13 @@ def check_nic(item, interfaces):
     """Local checks for one expected NIC -> result dict with ``problems``."""
     iface = resolve(item, interfaces)
     result = {"name": label(item, iface), "nic": item.get("nic"), "iface": iface,
-              "mac": norm_mac(item.get("mac")), "expected_mtu": item.get("mtu"),
+              "mac": norm_mac(item.get("mac")),
+              "expected_mtu": None if item.get("expected_mtu") is None else int(item["expected_mtu"]),
               "expected_ip": item.get("ip"), "mtu": None, "operstate": None, "up": False,
               "ipv4": [], "peers": [], "problems": []}
     problems = result["problems"]
     if iface is None:
-        if item.get("name"):
+        if item.get("iface"):
             problems.append("no such interface")
         else:
             problems.append("no interface with MAC %s" % result["mac"])
@@ -71,8 +84,8 @@ def check_nic(item, interfaces):
     want_ip = item.get("ip")
     if want_ip and want_ip not in result["ipv4"]:
         problems.append("no IPv4 %s (has %s)" % (want_ip, ", ".join(result["ipv4"]) or "none"))
-    want_mtu = item.get("mtu")
-    if want_mtu is not None and info.get("mtu") != int(want_mtu):
+    want_mtu = result["expected_mtu"]
+    if want_mtu is not None and info.get("mtu") != want_mtu:
         problems.append("mtu %s, expected %s" % (info.get("mtu"), want_mtu))
     return result
 

@@ -20,6 +20,7 @@ import sys
 import yaml
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_hosts
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 

@@ -17,6 +17,7 @@ import sys
 import yaml
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import slurm_topology
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 PLAYBOOK = os.path.join(ROOT, "playbooks", "slurm_topology.yml")
 LOCAL = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}

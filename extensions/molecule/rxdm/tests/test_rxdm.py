@@ -12,6 +12,7 @@ import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import rxdm_command
+
 testinfra_hosts = ["ansible://gpu_nodes"]
 UNIT = "/etc/systemd/system/receive-datapath-manager.service"
 STANDIN_DMABUF = "/var/lib/gpudirect-standin/dmabuf_import_helper"

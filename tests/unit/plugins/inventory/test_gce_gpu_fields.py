@@ -17,6 +17,8 @@ from ansible.parsing.dataloader import DataLoader
 from ansible_collections.gpudirect.gcp.plugins.inventory import gce_gpu
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api, gce_hosts
+
+
 @pytest.mark.parametrize("listing", [{}, {"zones": ["us-central1-a", "us-central1-b", "europe-west4-b"]}],
                          ids=["aggregated", "per-zone"])
 def test_field_mask_shrinks_the_answers_and_changes_no_host(make_emulator, run_plugin, config, listing):

@@ -164,3 +164,30 @@ def test_bad_input_is_one_line(node, capsys, args, msg):
 def test_unknown_family_is_one_line(node, capsys):
     out = run({"nics": NICS, "family": "h100"}, node.root, capsys)
     assert out["msg"].startswith("family: unknown GPU family 'h100'; known: a3-edge, a3-high")
+
+
+# what gpu_nic_facts returns: the record goes on as it is, and its "mtu" is what the map saw then
+MAP = [{"nic": "nic1", "network": "vpc-1", "mac": "02:00:0a:00:01:02", "ip": "10.0.1.2", "expected_mtu": 8244,
+        "iface": "eth1", "matched_by": "mac", "mtu": 8244},
+       {"nic": "nic2", "network": "vpc-2", "mac": "02:00:0a:00:02:02", "ip": "10.0.2.2", "expected_mtu": 8244,
+        "iface": "eth2", "matched_by": "mac", "mtu": 1460}]
+
+
+def test_nic_map_records_are_checked_against_their_expected_mtu(node, capsys):
+    out = run({"nic_map": MAP}, node.root, capsys)
+    assert out["ready"] is True and [n["nic"] for n in out["nics"]] == ["nic1", "nic2"]
+    set_mtu(node, "eth2", 1460)
+    out = run({"nic_map": [dict(MAP[1], mtu=8244)]}, node.root, capsys)
+    assert out["failed"] is True and "eth2: mtu 1460, expected 8244" in out["msg"]
+
+
+def test_a_nic_map_record_the_map_found_no_interface_for_is_looked_up_by_mac(node, capsys):
+    out = run({"nic_map": [dict(MAP[0], iface=None)]}, node.root, capsys)
+    assert out["ready"] is True and out["nics"][0]["iface"] == "eth1"
+    out = run({"nic_map": [dict(MAP[0], iface=None, mac=None)]}, node.root, capsys)
+    assert out["failed"] is True and out["msg"] == "nic_map[0] (nic1) has neither iface nor mac"
+
+
+def test_nic_map_and_nics_are_one_or_the_other(node, capsys):
+    out = run({"nic_map": MAP, "nics": NICS}, node.root, capsys)
+    assert out["failed"] is True and "mutually exclusive" in out["msg"]

@@ -10,6 +10,8 @@ import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import phase_state as ps
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import phase_state as controller
+
+
 def test_fingerprint_tells_content_mode_entries_and_absence(tmp_path):
     f = tmp_path / "sysctl.conf"
     f.write_text("net.core.optmem_max = 131072\n")

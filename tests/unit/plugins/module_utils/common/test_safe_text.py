@@ -171,8 +171,8 @@ def test_masking_a_long_unbroken_token_is_linear(unit):
 
 
 @pytest.mark.parametrize("text, masked", [
-    ("0TOKEN=abc", "0TOKEN=********"), ("--api-key=abc", "--api-key=********"), ("x.y-secret=1 z=2",
-                                                                                  "x.y-secret=******** z=2"),
+    ("0TOKEN=abc", "0TOKEN=********"), ("--api-key=abc", "--api-key=********"),
+    ("x.y-secret=1 z=2", "x.y-secret=******** z=2"),
     ("/run/HF_TOKEN=abc", "/run/HF_TOKEN=********"), ("id_token=eyJabcdefgh.ijklmnopq.rstuvwxyz", "id_token=********"),
     ("jwt:eyJabcdefgh.ijklmnopq.rstuvwxyz", "jwt:********")])
 def test_a_name_that_starts_a_word_is_still_found(text, masked):

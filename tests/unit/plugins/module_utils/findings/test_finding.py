@@ -16,6 +16,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import find
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import findings_report
 from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, node_health
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import findings
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 
 
@@ -23,8 +24,8 @@ def test_a_finding_holds_what_is_given():
     item = fd.make("gpu", "GPU 3", "fail", "Xid 79", rung="reboot", action=None, phase=None)
     assert item == {"component": "gpu", "subject": "GPU 3", "severity": "fail", "cause": "Xid 79",
                     "rung": "reboot", "action": None, "phase": None}
-    assert fd.make("nic", "eth1", "warn", "x") == {"component": "nic", "subject": "eth1", "severity": "warn",
-                                                    "cause": "x"}
+    plain = {"component": "nic", "subject": "eth1", "severity": "warn", "cause": "x"}
+    assert fd.make("nic", "eth1", "warn", "x") == plain
 
 
 @pytest.mark.parametrize("args, kwargs, word", [

@@ -15,49 +15,49 @@ def iface(name, mac="02:00:00:00:00:01", mtu=8244, up=True, oper="up", ips=("10.
 
 
 def test_ready_nic_has_no_problems():
-    res = R.check_nic({"name": "eth1", "mtu": 8244, "ip": "10.0.1.2"}, {"eth1": iface("eth1")})
+    res = R.check_nic({"iface": "eth1", "expected_mtu": 8244, "ip": "10.0.1.2"}, {"eth1": iface("eth1")})
     assert res["problems"] == [] and res["iface"] == "eth1" and res["up"] is True
 
 
 def test_wrong_mtu_message():
-    res = R.check_nic({"name": "eth3", "mtu": 8244}, {"eth3": iface("eth3", mtu=1460)})
+    res = R.check_nic({"iface": "eth3", "expected_mtu": 8244}, {"eth3": iface("eth3", mtu=1460)})
     assert res["problems"] == ["mtu 1460, expected 8244"]
 
 
 def test_bigger_mtu_is_wrong_too():
-    res = R.check_nic({"name": "eth3", "mtu": 8244}, {"eth3": iface("eth3", mtu=8896)})
+    res = R.check_nic({"iface": "eth3", "expected_mtu": 8244}, {"eth3": iface("eth3", mtu=8896)})
     assert res["problems"] == ["mtu 8896, expected 8244"]
 
 
 def test_down_and_missing_ip():
-    res = R.check_nic({"name": "eth2", "ip": "10.0.2.2"}, {"eth2": iface("eth2", oper="lowerlayerdown", ips=())})
+    res = R.check_nic({"iface": "eth2", "ip": "10.0.2.2"}, {"eth2": iface("eth2", oper="lowerlayerdown", ips=())})
     assert res["problems"] == ["down (no carrier)", "no IPv4 10.0.2.2 (has none)"] and res["up"] is False
     flapping = dict(iface("eth2"), operstate="dormant")
-    assert R.check_nic({"name": "eth2"}, {"eth2": flapping})["problems"] == ["down (operstate dormant)"]
-    res = R.check_nic({"name": "eth2"}, {"eth2": iface("eth2", up=False, oper="down")})
+    assert R.check_nic({"iface": "eth2"}, {"eth2": flapping})["problems"] == ["down (operstate dormant)"]
+    res = R.check_nic({"iface": "eth2"}, {"eth2": iface("eth2", up=False, oper="down")})
     assert res["problems"] == ["down (administratively)"] and res["up"] is False
-    assert R.check_nic({"name": "eth9"}, {})["up"] is False
+    assert R.check_nic({"iface": "eth9"}, {})["up"] is False
 
 
 def test_operstate_unknown_counts_as_up():
-    assert R.check_nic({"name": "eth1"}, {"eth1": iface("eth1", oper="unknown")})["problems"] == []
+    assert R.check_nic({"iface": "eth1"}, {"eth1": iface("eth1", oper="unknown")})["problems"] == []
 
 
 def test_missing_by_name_and_by_mac():
-    assert R.check_nic({"name": "eth9"}, {})["problems"] == ["no such interface"]
+    assert R.check_nic({"iface": "eth9"}, {})["problems"] == ["no such interface"]
     res = R.check_nic({"mac": "AA:BB:CC:DD:EE:FF"}, {})
     assert res["name"] == "aa:bb:cc:dd:ee:ff"
     assert res["problems"] == ["no interface with MAC aa:bb:cc:dd:ee:ff"]
 
 
 def test_resolve_by_mac():
-    res = R.check_nic({"mac": "02:00:00:00:00:07", "mtu": 8244}, {"enp6s0": iface("enp6s0", mac="02:00:00:00:00:07")})
+    res = R.check_nic({"mac": "02:00:00:00:00:07", "expected_mtu": 8244}, {"enp6s0": iface("enp6s0", mac="02:00:00:00:00:07")})
     assert res["iface"] == "enp6s0" and res["name"] == "enp6s0"
 
 
 def test_summary_names_every_bad_nic():
     ifaces = {"eth1": iface("eth1"), "eth3": iface("eth3", mtu=1460), "eth4": iface("eth4", up=False, oper="down")}
-    results = [R.check_nic({"name": n, "mtu": 8244}, ifaces) for n in ("eth1", "eth3", "eth4")]
+    results = [R.check_nic({"iface": n, "expected_mtu": 8244}, ifaces) for n in ("eth1", "eth3", "eth4")]
     assert R.summary(results, "node1") == ("2 of 3 GPU NICs not ready on node1: eth3: mtu 1460, expected 8244; "
                                            "eth4: down (administratively)")
     assert R.summary(results[:1]) is None
@@ -69,7 +69,7 @@ def test_ping_argv_is_full_size_dont_fragment():
 
 
 def test_check_peers_records_failures():
-    res = R.check_nic({"name": "eth1", "mtu": 8244}, {"eth1": iface("eth1")})
+    res = R.check_nic({"iface": "eth1", "expected_mtu": 8244}, {"eth1": iface("eth1")})
     answers = {"10.0.1.3": (0, "", ""), "10.0.1.4": (1, "", "ping: local error: message too long, mtu=1460")}
     R.check_peers(res, ["10.0.1.3", "10.0.1.4"], lambda argv: answers[argv[-1]], "/bin/ping")
     assert [p["ok"] for p in res["peers"]] == [True, False]
@@ -80,7 +80,7 @@ def _gib_results(fake, ips):
     ifaces = {}
     for i, ip in enumerate(ips):
         ifaces["gpu%drdma0" % i] = iface("gpu%drdma0" % i, mac="02:00:00:00:01:%02x" % i, ips=(ip,))
-    return [R.check_nic({"name": n, "ip": ifaces[n]["ipv4"][0]}, ifaces) for n in sorted(ifaces)]
+    return [R.check_nic({"iface": n, "ip": ifaces[n]["ipv4"][0]}, ifaces) for n in sorted(ifaces)]
 
 
 def test_rdma_active_with_ip_in_gid_table(tmp_path):
@@ -123,7 +123,7 @@ def test_rdma_skip():
 
 
 def test_a_ping_the_node_could_not_send_is_retried_and_never_a_path_fault():
-    res = R.check_nic({"name": "eth1", "mtu": 8244}, {"eth1": iface("eth1")})
+    res = R.check_nic({"iface": "eth1", "expected_mtu": 8244}, {"eth1": iface("eth1")})
     full = (2, "", "ping: sendmsg: No buffer space available")
     answers = {"10.0.1.3": [full, full, (0, "", "")], "10.0.1.4": [full] * 4}
     pauses = []

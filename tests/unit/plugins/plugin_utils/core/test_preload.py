@@ -13,6 +13,7 @@ import types
 
 from ansible_collections.gpudirect.gcp.plugins.callback import preload as callback
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload
+
 PLUGINS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__))))))), "plugins")
 

@@ -10,6 +10,7 @@ import base64
 from ansible_collections.gpudirect.gcp.plugins.filter.diagnose import FilterModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import diagnose_evidence as de
+
 FILTERS = FilterModule().filters()
 FAM = families.get_family("a3-mega")
 PLUGIN, RXDM = FAM["plugin"]["version"], FAM["rxdm"]["version"]

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "emulator"))
 import compute_fleet as fx  # noqa: E402
 import compute_harness as harness  # noqa: E402

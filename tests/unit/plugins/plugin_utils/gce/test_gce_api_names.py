@@ -9,6 +9,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
+
+
 def test_a_valid_name_makes_the_path_it_names():
     assert gce_api.instance_path("proj-a", "us-central1-a", "mega-0", "reportHostAsFaulty") == \
         "projects/proj-a/zones/us-central1-a/instances/mega-0/reportHostAsFaulty"

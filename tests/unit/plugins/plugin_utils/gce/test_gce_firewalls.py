@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_firewalls as FW
+
 NET = "https://www.googleapis.com/compute/v1/projects/p/global/networks/%s"
 
 

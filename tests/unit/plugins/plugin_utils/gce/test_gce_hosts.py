@@ -9,6 +9,7 @@ import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_hosts
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "emulator"))
 import compute_api  # noqa: E402
 import compute_fleet as fx  # noqa: E402

@@ -9,6 +9,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import nccl_build
+
+
 def test_tcpx_builds_against_the_installers_nccl_release():
     out = nccl_build.build_packages("a3-high", "apt", "v3.1.9")
     assert out["packages"] == ["openmpi-bin", "libopenmpi-dev", "libnccl-dev=2.19.3-*"] and out["warning"] is None

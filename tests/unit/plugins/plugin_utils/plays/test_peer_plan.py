@@ -9,6 +9,8 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpudirect.gcp.plugins.filter import topology as topo_filter
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import peer_plan
+
+
 def cluster(n, per_sub=4, subs_per_block=2, placed=True):
     hosts = ["node%03d" % i for i in range(n)]
     placement = {}

@@ -46,7 +46,7 @@ def test_driver_libraries_are_mounted_from_where_the_node_has_them():
     argv = run_argv("a3-mega", "docker", MEGA_REF, "cos", driver_lib_dir="/var/lib/nvidia/lib64")
     assert "/var/lib/nvidia/lib64:/usr/local/nvidia/lib64:ro" in argv
     argv = run_argv("a3-high", "docker", HIGH_REF, "ubuntu", gpus=False,
-                             driver_lib_dir="/usr/lib/x86_64-linux-gnu")
+                    driver_lib_dir="/usr/lib/x86_64-linux-gnu")
     assert "/usr/lib/x86_64-linux-gnu:/usr/local/nvidia/lib64:ro" in argv
     assert paths("a3-high", flavour="ubuntu", driver_lib_dir="/usr/lib/x86_64-linux-gnu") == [
         "/opt/tcpdirect_benchmark", "/run/tcpx", "/usr/lib/x86_64-linux-gnu"]
@@ -80,7 +80,7 @@ def test_a3_high_cos_passes_devices_and_a3vm_preset():
 
 def test_volume_sources_swap_only_the_host_side():
     argv = run_argv("a3-mega", "docker", MEGA_REF, "ubuntu",
-                             volume_sources={"/dev/dmabuf_import_helper": "/run/standin/dmabuf"})
+                    volume_sources={"/dev/dmabuf_import_helper": "/run/standin/dmabuf"})
     assert "/run/standin/dmabuf:/dev/dmabuf_import_helper" in argv
     assert "/dev/dmabuf_import_helper:/dev/dmabuf_import_helper" not in argv
     assert paths("a3-mega", volume_sources={"/dev/dmabuf_import_helper": "/run/standin/dmabuf"}) == [
@@ -94,8 +94,8 @@ def test_volume_sources_must_name_a_table_mount():
 
 def test_overrides_gpus_devices_args_env():
     argv = run_argv("a3-mega", "podman", MEGA_REF, "ubuntu", gpus=False, gpu_devices=[],
-                             extra_env={"STANDIN_READY_DELAY_S": "1"}, extra_args=["--v=1"],
-                             extra_volumes={"/opt/topo": "/opt/tcpdirect_benchmark"})
+                    extra_env={"STANDIN_READY_DELAY_S": "1"}, extra_args=["--v=1"],
+                    extra_volumes={"/opt/topo": "/opt/tcpdirect_benchmark"})
     assert "--gpus" not in argv and "--device" not in argv
     assert "STANDIN_READY_DELAY_S=1" in argv and argv[-1] == "--v=1"
     assert "/opt/topo:/opt/tcpdirect_benchmark" in argv

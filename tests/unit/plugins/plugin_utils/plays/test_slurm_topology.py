@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from ansible_collections.gpudirect.gcp.plugins.filter.slurm_topology import FilterModule
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import slurm_topology as S
+
 FILTERS = FilterModule().filters()
 
 
