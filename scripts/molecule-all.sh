@@ -55,14 +55,16 @@ durations="$logs/_durations"
 long_first=(site diagnose topology slurm nccl_tests node_health rxdm a4x)
 if [ "${#scenarios[@]}" -gt 1 ]; then
   mapfile -t scenarios < <(for s in "${scenarios[@]}"; do
-    secs=""
-    [ -s "$durations" ] && secs="$(awk -v s="$s" '$1 == s {v = $2} END {print v}' "$durations")"
-    if [ -z "$secs" ] && [ ! -s "$durations" ]; then
+    if [ -s "$durations" ]; then
+      secs="$(awk -v s="$s" '$1 == s {v = $2} END {print v}' "$durations")"
+      secs="${secs:-999999}"   # not measured in the last run: first
+    else
+      secs=0                   # not in the list: after those in it
       for i in "${!long_first[@]}"; do
         [ "${long_first[$i]}" = "$s" ] && secs=$((900000 - i))
       done
     fi
-    echo "${secs:-999999} $s"   # never measured in a run that has figures: first
+    echo "$secs $s"
   done | sort -k1,1rn -k2,2 | cut -d' ' -f2)
 fi
 

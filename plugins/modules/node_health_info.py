@@ -243,6 +243,8 @@ duration_s:
   type: float
 """
 
+import copy
+
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
 
@@ -251,8 +253,9 @@ def argument_spec():
     """config or family, rxdm_wait_s, and one option per part of the node check (node_health.PARTS) and per
     setting of its nics part."""
     spec = dict(config=dict(type="dict"), family=dict(type="str"), rxdm_wait_s=dict(type="int", default=0))
-    spec.update((part["key"], part["spec"]) for part in node_health.PARTS)
-    spec.update(node_health.NIC_SETTINGS)
+    # copies: the table is shared by every caller in this process
+    spec.update((part["key"], copy.deepcopy(part["spec"])) for part in node_health.PARTS)
+    spec.update(copy.deepcopy(node_health.NIC_SETTINGS))
     return spec
 
 

@@ -597,16 +597,24 @@ class Handler(BaseHTTPRequestHandler):
             return self._report_faulty(match.group(1), match.group(2), match.group(3), body)
         return self._send(*_google_error(404, "NOT_FOUND", "notFound", "no such endpoint %s" % path))
 
+    def _gate(self, kind, project):
+        """What every project call meets first, as the API does: counted, delayed, a seeded fault, then the
+        credential. True when the call is answered already."""
+        self.state.count(kind, project)
+        self._latency()
+        if self._answer_fault():
+            return True
+        if not self._authorised():
+            self._send(*_google_error(401, "UNAUTHENTICATED", "authError",
+                                      "Request had invalid authentication credentials."))
+            return True
+        return False
+
     def _report_faulty(self, project, zone, name, raw):
         """instances.reportHostAsFaulty: validated as the API does, recorded for the tests, answered with
         a zonal Operation. The emulated host is not replaced."""
-        self.state.count("reportHostAsFaulty", project)
-        self._latency()
-        if self._answer_fault():
+        if self._gate("reportHostAsFaulty", project):
             return None
-        if not self._authorised():
-            return self._send(*_google_error(401, "UNAUTHENTICATED", "authError",
-                                             "Request had invalid authentication credentials."))
         if project in (self.state.faults.get("forbidden_projects") or []):
             return self._send(*_google_error(
                 403, "PERMISSION_DENIED", "forbidden",
@@ -749,13 +757,8 @@ class Handler(BaseHTTPRequestHandler):
             kind = "network_list"
         if rest == "global/firewalls":
             kind = "firewall_list"
-        self.state.count(kind, project)
-        self._latency()
-        if self._answer_fault():
+        if self._gate(kind, project):
             return None
-        if not self._authorised():
-            return self._send(*_google_error(401, "UNAUTHENTICATED", "authError",
-                                             "Request had invalid authentication credentials."))
         if project in (self.state.faults.get("disabled_projects") or []):
             return self._send(*_google_error(
                 403, "PERMISSION_DENIED", "accessNotConfigured",
