@@ -9,13 +9,14 @@ For each size (default 2 and 16 nodes) it starts a sandbox and times:
     the cost of loading the inventory and playbook);
   * with --site, the whole of site.yml, as `make demo` runs it.
 
-With --site it also times, on the same converged cluster, site.yml again (a routine re-run with
-nothing to change; the median of --repeat re-runs) and diagnose without the NCCL tests, and
-prints the controller's CPU time per node for each: the slope between the smallest and the
-largest size, so the fixed cost of a run (start-up, the controller's own plays) does not hide in
-it, against the targets (cold site.yml 8, re-run 3, diagnose 3 CPU-s a node), and the
-controller's memory during the cold run: the main process's peak and one forked worker's share
-(PSS), the figures docs/scale.md sizes forks from.
+With --site it times site.yml on fresh nodes --cold-repeat times (a fresh sandbox for each), then,
+on the last cluster, site.yml again (a routine re-run with nothing to change; --repeat re-runs) and
+diagnose without the NCCL tests, and prints the controller's CPU time per node for each: the slope
+between the smallest and the largest size, so the fixed cost of a run (start-up, the controller's
+own plays) does not hide in it, as the median of the samples with their spread (the slope of the
+lowest and of the highest pair), against the targets (cold site.yml 8, re-run 3, diagnose 3 CPU-s a
+node), and the controller's memory during the first cold run: the main process's peak and one
+forked worker's share (PSS), the figures docs/scale.md sizes forks from.
 
 It prints wall time, the controller's CPU time (ansible-playbook, its workers and their SSH
 children; the node containers are not its children) and the ratio of the largest size to the
@@ -23,8 +24,8 @@ smallest. When the machine is CPU-bound, no playbook of module
 tasks can grow more slowly than the floor: every task on every node costs CPU time on the
 controller and in the node container, on the same cores.
 
-    make bench-scaling, or: .venv/bin/python benchmarks/scaling/bench.py [--sizes 2,16] [--tasks 20]
-                                                [--repeat 3] [--site] [--keep]
+    make bench-scaling, or: .venv/bin/python benchmarks/scaling/bench.py [--sizes 2,6] [--tasks 20]
+                                                [--repeat 3] [--cold-repeat 3] [--site] [--keep]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -157,6 +158,16 @@ def median_pair(samples):
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 
+def slope(small, large, small_nodes, large_nodes):
+    """CPU seconds a node between two sizes, from samples [(wall, cpu), ...] of each: the median of the
+    medians' slope, and its spread (the slope of the lowest and of the highest samples)."""
+    def per_node(low, high):
+        return (high - low) / float(large_nodes - small_nodes)
+    cpu_small, cpu_large = sorted(s[1] for s in small), sorted(s[1] for s in large)
+    return (per_node(statistics.median(cpu_small), statistics.median(cpu_large)),
+            per_node(cpu_small[-1], cpu_large[0]), per_node(cpu_small[0], cpu_large[-1]))
+
+
 def measure(nodes, args, work):
     name = "bench-scale%d" % nodes
     log = os.path.join(work, "%s.log" % name)
@@ -165,7 +176,9 @@ def measure(nodes, args, work):
     floor = os.path.join(work, "floor.yml")
     floor_playbook(floor, args.tasks)
     result = {}
-    run(SANDBOX + ["up", "--name", name, "--family", FAMILY, "--nodes", str(nodes)], log)
+    up = SANDBOX + ["up", "--name", name, "--family", FAMILY, "--nodes", str(nodes)]
+    down = SANDBOX + ["down", "--name", name]
+    run(up, log)
     try:
         def play(skip):
             return [PLAYBOOK, "-i", inventory, floor, "-e", "bench_skip=%s" % skip]
@@ -179,7 +192,13 @@ def measure(nodes, args, work):
                     "-e", "nccl_tests_report_dir=%s" % os.path.join(work, name)]
             result["memory"] = {}
             result["results"] = {}
-            result["site"] = run(site, log, memory=result["memory"])
+            # cold: fresh nodes each time; the first sample also watches the controller's memory
+            result["site"] = []
+            for number in range(args.cold_repeat):
+                if number:
+                    run(down, log)
+                    run(up, log)
+                result["site"].append(run(site, log, memory=None if number else result["memory"]))
             result["results"]["site"] = results_per_node(log)
             # the median of --repeat re-runs: the figure most real runs are, and the noisiest on a shared machine
             reruns, taken = [], []
@@ -195,7 +214,7 @@ def measure(nodes, args, work):
             result["results"]["diagnose"] = results_per_node(log)
     finally:
         if not args.keep:
-            run(SANDBOX + ["down", "--name", name], log, check=False)
+            run(down, log, check=False)
     return result
 
 
@@ -204,6 +223,8 @@ def main():
     parser.add_argument("--sizes", default="2,6", help="node counts, the smallest first")
     parser.add_argument("--tasks", type=int, default=20, help="ping tasks in the floor playbook")
     parser.add_argument("--repeat", type=int, default=3, help="floor runs and site.yml re-runs per size (median)")
+    parser.add_argument("--cold-repeat", type=int, default=3,
+                        help="site.yml runs on fresh nodes per size, with --site (median and spread)")
     parser.add_argument("--site", action="store_true",
                         help="also time site.yml, a re-run of it and diagnose once per size")
     parser.add_argument("--keep", action="store_true", help="leave the sandboxes running")
@@ -212,15 +233,16 @@ def main():
     os.environ.setdefault("ANSIBLE_CONFIG", os.path.join(ROOT, "ansible.cfg"))
     os.environ.setdefault("ANSIBLE_NOCOLOR", "1")
     sizes = [int(s) for s in args.sizes.split(",")]
-    if len(sizes) < 2 or args.tasks < 1 or args.repeat < 1:
-        sys.exit("bench: --sizes needs two or more sizes, --tasks and --repeat at least 1")
+    if len(sizes) < 2 or args.tasks < 1 or args.repeat < 1 or args.cold_repeat < 1:
+        sys.exit("bench: --sizes needs two or more sizes, --tasks, --repeat and --cold-repeat at least 1")
     work = os.path.join(ROOT, "build", "bench-scaling")
     os.makedirs(work, exist_ok=True)
     results = {}
     for nodes in sizes:
         results[nodes] = measure(nodes, args, work)
         print("measured %d nodes: %s" % (nodes, ", ".join(
-            "%s %.1f s wall, %.1f s controller CPU" % (k, v[0], v[1]) for k, v in sorted(results[nodes].items())
+            "%s %.1f s wall, %.1f s controller CPU" % ((k,) + (median_pair(v) if k == "site" else v))
+            for k, v in sorted(results[nodes].items())
             if k not in ("memory", "results", "rerun_full_paths"))), flush=True)
     small, large = sizes[0], sizes[-1]
     print()
@@ -231,7 +253,7 @@ def main():
     print("%-6s %22s %26s" % ("", "(all nodes)", "task and node"))
     for nodes in sizes:
         wall, cpu = results[nodes]["floor"]
-        site = results[nodes].get("site")
+        site = median_pair(results[nodes]["site"]) if "site" in results[nodes] else None
         print("%-6d %22.2f %26.0f %16s %16s" % (
             nodes, wall / args.tasks, 1000.0 * cpu / (args.tasks * nodes),
             "%.0f" % site[0] if site else "-", "%.0f" % site[1] if site else "-"))
@@ -239,16 +261,18 @@ def main():
     floor_ratio = results[large]["floor"][0] / results[small]["floor"][0]
     print("floor %d vs %d nodes: %.2fx (nodes %.1fx)" % (large, small, floor_ratio, float(large) / small))
     if args.site:
-        site_ratio = results[large]["site"][0] / results[small]["site"][0]
+        site_ratio = median_pair(results[large]["site"])[0] / median_pair(results[small]["site"])[0]
         print("site.yml %d vs %d nodes: %.2fx wall, %s the floor's %.2fx" % (
             large, small, site_ratio, "within" if site_ratio <= floor_ratio else "over", floor_ratio))
         print()
         print("controller CPU per node (slope %d to %d nodes):" % (small, large))
         for key, label, target in (("site", "site.yml, cold", 8.0), ("rerun", "site.yml, converged re-run", 3.0),
                                    ("diagnose", "diagnose, no NCCL tests", 3.0)):
-            slope = (results[large][key][1] - results[small][key][1]) / float(large - small)
-            print("  %-28s %6.1f CPU-s a node (target %.0f: %s); %d task results a node" % (
-                label, slope, target, "met" if slope <= target else "NOT met", results[large]["results"][key]))
+            samples = [results[n][key] if key == "site" else [results[n][key]] for n in (small, large)]
+            mid, low, high = slope(samples[0], samples[1], small, large)
+            spread = " (%d samples a size: %.1f to %.1f)" % (len(samples[0]), low, high) if key == "site" else ""
+            print("  %-28s %6.1f CPU-s a node%s (target %.0f by the median: %s); %d task results a node" % (
+                label, mid, spread, target, "met" if mid <= target else "NOT met", results[large]["results"][key]))
         for nodes in sizes:
             taken = results[nodes]["rerun_full_paths"]
             verdict = ("converged, no phase took its full path" if not taken else

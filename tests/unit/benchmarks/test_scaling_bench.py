@@ -43,3 +43,14 @@ def test_only_the_last_run_counts_and_a_converged_one_has_no_full_path(tmp_path)
 def test_each_phase_and_node_that_took_its_full_path_is_named(tmp_path):
     assert bench.full_paths(_log(tmp_path, CONVERGED, COLD)) == [
         ("gpu_host", "n-node0"), ("gpu_host", "n-node1"), ("rxdm", "n-node1")]
+
+
+def test_the_cold_slope_is_the_medians_with_the_spread_of_the_extremes():
+    small = [(60.0, 20.0), (61.0, 22.0), (59.0, 21.0)]
+    large = [(150.0, 54.0), (155.0, 60.0), (149.0, 57.0)]
+    mid, low, high = bench.slope(small, large, 2, 6)
+    assert mid == (57.0 - 21.0) / 4 and low == (54.0 - 22.0) / 4 and high == (60.0 - 20.0) / 4
+
+
+def test_one_sample_a_size_has_no_spread():
+    assert bench.slope([(1.0, 4.0)], [(2.0, 16.0)], 2, 6) == (3.0, 3.0, 3.0)
