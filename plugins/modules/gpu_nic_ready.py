@@ -33,6 +33,7 @@ options:
       - Exactly one of O(nic_map) and O(nics) is required.
     type: list
     elements: dict
+    version_added: 1.1.0
   nics:
     description:
       - The NICs to check, one item each. Each needs O(nics[].name) or O(nics[].mac).

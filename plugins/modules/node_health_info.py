@@ -36,6 +36,7 @@ options:
         (C(family), one key per part, C(peers), C(rdma)); the collection's diagnose role passes it this way.
       - Mutually exclusive with O(family) and the part options; exactly one of O(config) and O(family) is required.
     type: dict
+    version_added: 1.1.0
   family:
     description: The node's machine family (C(gpu_family) from the inventory).
     type: str
