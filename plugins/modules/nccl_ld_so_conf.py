@@ -93,7 +93,7 @@ def main():
     refresh = entry_changed or logic.cache_stale(p["cache"], sources)
     result = dict(changed=entry_changed or refresh, entry_changed=entry_changed, cache_refreshed=refresh)
     if entry_changed:
-        result["diff"] = dict(before=before or "", after=after or "", before_header=p["path"], after_header=p["path"])
+        result["diff"] = gm.diff(before, after, p["path"])
     if gm.check_mode:
         gm.exit(**result)
     if entry_changed and after is not None:
