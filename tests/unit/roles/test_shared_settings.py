@@ -8,8 +8,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
 import re
+import subprocess
+import sys
 
 import yaml
 
@@ -111,3 +114,38 @@ def test_no_task_sets_a_setting_as_a_fact():
                         found += ["%s: %s" % (os.path.relpath(path, ROOT), n)
                                   for n in sorted(fact_setters(fh.read(), names))]
     assert found == []
+
+
+PLAY = """
+- name: Shared role
+  hosts: n0
+  gather_facts: false
+  tasks:
+    - name: Resolve the profile twice for one family, then for another
+      ansible.builtin.include_role:
+        name: gpudirect.gcp._common
+        tasks_from: family
+        public: true
+      vars:
+        _common_family: "{{ item }}"
+      loop: [a3-mega, a3-mega, a4]
+
+    - name: Say what the play sees
+      ansible.builtin.debug:
+        msg: "seen {{ gpudirect_profile.family }} {{ gpudirect_rxdm_service_name }}"
+"""
+
+
+def test_the_profile_is_kept_for_its_family_and_the_settings_follow_the_old_names(tmp_path):
+    inv = {"all": {"hosts": {"n0": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+                                    "gpu_family": "a3-mega"}}}}
+    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inv))
+    (tmp_path / "play.yml").write_text(PLAY)
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
+            str(tmp_path / "play.yml"), "-e", json.dumps({"rxdm_service_name": "rxdm-old-name"})]
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml")
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "seen a4 rxdm-old-name" in out
