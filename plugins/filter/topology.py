@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from jinja2 import Undefined
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
@@ -25,6 +26,8 @@ def _mapping(value, what):
 
 def topology_sort(items, key="topology"):
     """Sort a list of mappings by the placement under ``key`` (cluster, block, sub-block, host, then name)."""
+    if isinstance(items, Undefined):  # ansible-core < 2.19 hands an undefined value in: it stays undefined
+        return items
     if not isinstance(items, (list, tuple)):
         raise AnsibleFilterError("topology_sort: expects a list of mappings, got %s" % type(items).__name__)
     for i, item in enumerate(items):

@@ -314,49 +314,48 @@ projects: [ml-training-prod]
 groups:
   gpu_nodes: gpu_family is not none
 
----
+# More configuration files, one each (a file holds one configuration):
+
 # Service account key, two projects, only two zones, hostnames from a label
-plugin: gpudirect.gcp.gce_gpu
-projects: [ml-a, ml-b]
-groups:
-  gpu_nodes: gpu_family is not none
-zones: [us-central1-a, europe-west4-b]
-auth_kind: serviceaccount
-service_account_file: /etc/gcp/inventory-sa.json
-hostnames:
-  - labels.node-name
-  - name
-filters:
-  - labels.team eq "research"
-keyed_groups:
-  - key: gce_labels.pool
-    prefix: pool
+#   plugin: gpudirect.gcp.gce_gpu
+#   projects: [ml-a, ml-b]
+#   groups:
+#     gpu_nodes: gpu_family is not none
+#   zones: [us-central1-a, europe-west4-b]
+#   auth_kind: serviceaccount
+#   service_account_file: /etc/gcp/inventory-sa.json
+#   hostnames:
+#     - labels.node-name
+#     - name
+#   filters:
+#     - labels.team eq "research"
+#   keyed_groups:
+#     - key: gce_labels.pool
+#       prefix: pool
 
----
 # Cache for an hour (a --flush-cache run refreshes it)
-plugin: gpudirect.gcp.gce_gpu
-projects: [ml-training-prod]
-groups:
-  gpu_nodes: gpu_family is not none
-impersonate_service_account: inventory@ml-training-prod.iam.gserviceaccount.com
-cache: true
-cache_plugin: ansible.builtin.jsonfile
-cache_connection: ~/.cache/gce_gpu
-cache_timeout: 3600
+#   plugin: gpudirect.gcp.gce_gpu
+#   projects: [ml-training-prod]
+#   groups:
+#     gpu_nodes: gpu_family is not none
+#   impersonate_service_account: inventory@ml-training-prod.iam.gserviceaccount.com
+#   cache: true
+#   cache_plugin: ansible.builtin.jsonfile
+#   cache_connection: ~/.cache/gce_gpu
+#   cache_timeout: 3600
 
----
 # Keep the labels on each host too; group by sub-block, and by reservation (which keyed_groups
 # reads although host_vars: minimal does not keep it on the host)
-plugin: gpudirect.gcp.gce_gpu
-projects: [ml-training-prod]
-groups:
-  gpu_nodes: gpu_family is not none
-extra_host_vars: [gce_labels]
-keyed_groups:
-  - key: gce_topology.subblock
-    prefix: sb
-  - key: gce_reservation | default('none', true)
-    prefix: reservation
+#   plugin: gpudirect.gcp.gce_gpu
+#   projects: [ml-training-prod]
+#   groups:
+#     gpu_nodes: gpu_family is not none
+#   extra_host_vars: [gce_labels]
+#   keyed_groups:
+#     - key: gce_topology.subblock
+#       prefix: sb
+#     - key: gce_reservation | default('none', true)
+#       prefix: reservation
 """
 
 import difflib

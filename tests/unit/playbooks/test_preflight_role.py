@@ -20,6 +20,7 @@ import sys
 import yaml
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_hosts
+from ansible_collections.gpudirect.gcp.tests.unit.playbooks import _ansible_output as ansible_output
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
@@ -50,7 +51,7 @@ def run(tmp_path, hosts, extra_vars=None, limit=None, env_extra=None):
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml", **(env_extra or {}))
     proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    return proc.returncode, proc.stdout + proc.stderr
+    return proc.returncode, ansible_output.text(proc.stdout + proc.stderr)
 
 
 def node(family="a3-mega", zone="us-central1-a"):

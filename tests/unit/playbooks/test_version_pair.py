@@ -19,6 +19,8 @@ import sys
 
 import yaml
 
+from ansible_collections.gpudirect.gcp.tests.unit.playbooks import _ansible_output as ansible_output
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 PLAYBOOK = """
@@ -49,7 +51,7 @@ def run(tmp_path, extra_vars):
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml")
     proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    return proc.returncode, proc.stdout + proc.stderr
+    return proc.returncode, ansible_output.text(proc.stdout + proc.stderr)
 
 
 def test_qualified_pair_passes_without_warning(tmp_path):
@@ -104,3 +106,9 @@ def test_the_change_option_moves_the_pair_and_a_bad_ask_is_refused_even_when_kep
     rc, out = run(tmp_path, dict(INSTALLED, nccl_plugin_version="v1.0.7", rxdm_version="v1.0.13"))
     assert rc == 2, out
     assert "known bad pair on a3-mega" in out
+
+
+def test_a_wrapped_warning_is_one_line_and_quotes_are_plain():
+    out = '[WARNING]: plugin v1 is not in the\ntable: accepted\n\nfatal: [n0]: FAILED! => {"msg": "job \\"x\\""}'
+    assert ansible_output.text(out).splitlines() == [
+        "[WARNING]: plugin v1 is not in the table: accepted", "", 'fatal: [n0]: FAILED! => {"msg": "job "x""}']

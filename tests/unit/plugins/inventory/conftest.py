@@ -39,6 +39,7 @@ def new_plugin():
         _DEFS.append(True)
     plugin = gce_gpu.InventoryModule()
     plugin._load_name = NAME  # the name the loader gives a plugin it loads; options are looked up by it
+    plugin._redirected_names = [NAME]  # the names it answers to (ansible-core < 2.19 reads them in parse)
     return plugin
 
 

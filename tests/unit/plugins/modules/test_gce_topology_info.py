@@ -10,11 +10,11 @@ import json
 from urllib.error import URLError
 
 import pytest
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.modules import gce_topology_info
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.host.test_metadata_topology import (
     BASE, PLACED, TOPO, FakeServer)
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules._module_args import patch_module_args
 
 
 def run(args, server, capsys, check_mode=False):

@@ -12,9 +12,9 @@ import os
 
 import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules._module_args import patch_module_args
 
 MODULES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "plugins", "modules")
 

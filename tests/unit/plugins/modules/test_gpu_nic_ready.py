@@ -11,10 +11,10 @@ import os
 
 import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.modules import gpu_nic_ready
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nic.test_nic_sysfs import FakeSys
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules._module_args import patch_module_args
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ import json
 import os
 
 import pytest
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_tests, nccl_tests_report
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_runner import (
     STANDIN_BIN, nodes, replay)
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules._module_args import patch_module_args
 
 
 def run(module, args, capsys, check_mode=False, **kw):

@@ -12,12 +12,12 @@ import os
 
 import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpudirect.gcp.plugins.modules import (container_engine_info, nccl_env_check,
                                                                nccl_plugin_install, nccl_plugin_profile_info,
                                                                rxdm_readiness)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl import test_plugin_installer as fakes
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules._module_args import patch_module_args
 
 IMAGE, FakeEngine = fakes.IMAGE, fakes.FakeEngine
 

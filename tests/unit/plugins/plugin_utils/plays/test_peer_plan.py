@@ -73,3 +73,12 @@ def test_topology_sort_orders_by_placement_then_name():
     assert [i["name"] for i in topo_filter.topology_sort(items)] == ["a", "b", "c"]
     with pytest.raises(AnsibleFilterError, match="item 0's topology must be a mapping"):
         topo_filter.topology_sort([{"name": "x", "topology": "b1"}])
+
+
+def test_topology_sort_leaves_an_undefined_value_undefined():
+    """ansible-core before 2.19 calls a filter with an undefined value: it must stay an undefined-variable
+    error (which names the variable), not become a type error of the filter."""
+    from jinja2 import StrictUndefined, UndefinedError
+    out = topo_filter.topology_sort(StrictUndefined(name="_placed"))
+    with pytest.raises(UndefinedError, match="_placed"):
+        list(out)
