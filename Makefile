@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV ?= $(CURDIR)/.venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# the newest supported ansible-core, for the static stages and the site scenario
+# the newest supported ansible-core, for the static stages and one Molecule scenario
 NEWEST := $(CURDIR)/build/venv-newest
 NEWEST_STAMP := $(NEWEST)/.installed
 NODES ?= 2

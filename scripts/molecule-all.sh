@@ -7,7 +7,7 @@
 #   scripts/molecule-all.sh rxdm sandbox    only these
 #   MOLECULE_JOBS=1 scripts/molecule-all.sh one at a time
 # Logs: build/molecule/<scenario>.log.  Exits non-zero if any scenario failed.
-# The scenarios in MOLECULE_NEWEST (default: site) run on the newest supported
+# The scenarios in MOLECULE_NEWEST (default: diagnose) run on the newest supported
 # ansible-core (build/venv-newest, `make venv-newest`), the others on the oldest.
 # The summary says how busy the CPUs were over the stage (from /proc/stat),
 # the figure to look at before changing MOLECULE_JOBS.
@@ -76,7 +76,7 @@ if ! "$root/.venv/bin/python" tests/sandbox/sandbox.py images > "$logs/_images.l
   exit 1
 fi
 
-newest_scenarios=" ${MOLECULE_NEWEST-site} "
+newest_scenarios=" ${MOLECULE_NEWEST-diagnose} "
 for s in "${scenarios[@]}"; do
   if [[ $newest_scenarios == *" $s "* ]] && [ ! -x "$root/build/venv-newest/bin/molecule" ]; then
     echo "molecule: $s runs on the newest ansible-core: run make venv-newest first (it needs Python 3.12 or newer)" >&2
