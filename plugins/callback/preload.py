@@ -10,6 +10,7 @@ DOCUMENTATION = r"""
 name: preload
 type: aggregate
 short_description: Cut the controller's CPU per task and node by loading plugins once, before the workers fork
+version_added: 1.1.0
 description:
   - ansible-playbook runs each task on each node in a worker process forked from its main process. A worker
     imports every plugin the main process has not imported yet, and collects garbage across the main process's

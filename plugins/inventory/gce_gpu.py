@@ -9,6 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: gce_gpu
 short_description: Google Cloud A3/A4 GPU VMs as an inventory, grouped by family, transport, zone and placement
+version_added: 1.0.0
 description:
   - Lists the Compute Engine instances of one or more projects and keeps the A3 and A4 GPU VMs
     (machine types from the collection's machine-family table), running ones by default.

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: file_set
 short_description: Write a set of files in one run, each only where its content or mode differs
-version_added: 1.0.0
+version_added: 1.1.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: gpu_busy_info
 short_description: Tell whether a node runs a job on its GPUs, so no NCCL test is started on it
-version_added: 1.0.0
+version_added: 1.1.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:

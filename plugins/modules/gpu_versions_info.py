@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: gpu_versions_info
 short_description: Read a node's kernel, NVIDIA driver, CUDA, NCCL, NCCL plugin and RxDM versions in one call
-version_added: 1.0.0
+version_added: 1.1.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: network_backend_info
 short_description: What manages a node's network - NetworkManager, systemd-networkd, netplan
-version_added: 1.0.0
+version_added: 1.1.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: phase_state
 short_description: Tell in one call whether a configuration phase would change anything on a node
-version_added: 1.0.0
+version_added: 1.1.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:

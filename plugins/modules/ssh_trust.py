@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: ssh_trust
 short_description: Set up, take out or prove one node's side of the SSH trust mpirun needs, in one call
-version_added: 1.0.0
+version_added: 1.1.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:
