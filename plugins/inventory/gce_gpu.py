@@ -372,6 +372,7 @@ from ansible import constants as C
 from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
+from ansible.release import __version__ as core_version
 from ansible.utils.display import Display
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
@@ -431,7 +432,13 @@ def _exit_in_one_line(path, exc):
     text = " ".join(to_text(getattr(exc, "message", None) or exc).split())
     if not text.startswith("gce_gpu: "):
         text = "gce_gpu: " + text
-    display.error("%s (inventory %s)" % (text, path))
+    line = "%s (inventory %s)" % (text, path)
+    if tuple(int(p) for p in re.findall(r"\d+", core_version)[:2]) < (2, 19):
+        # older cores wrap an error at 79 columns unless told not to (then it reads "ERROR! ...");
+        # 2.19 and newer print it on one line and ignore the argument
+        display.error(line, wrap_text=False)
+    else:
+        display.error(line)
     # SystemExit passes the inventory manager's `except Exception`, which would print it all again
     raise SystemExit(1)
 

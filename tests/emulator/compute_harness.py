@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -138,3 +139,11 @@ def unwrap(value):
     if isinstance(value, list):
         return [unwrap(v) for v in value]
     return value
+
+
+def choice_error(option, value):
+    """The line ansible-core gives for an option value outside its choices, as a pattern: 2.16 says
+    'Invalid value "v" for configuration option "... setting: option "', 2.19 and newer
+    "Invalid value 'v' for config 'option'"."""
+    return re.compile(r"""Invalid value ['"]%s['"] for config(uration option "[^"]*setting: | ')%s\b"""
+                      % (re.escape(value), re.escape(option)))

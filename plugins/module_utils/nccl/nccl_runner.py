@@ -267,8 +267,10 @@ class NcclTestsRun(object):
         result.update({
             "family": self.family, "mode": mode, "nodes": self.names, "gpus_per_node": self.p["slots"],
             "threshold": self.p["threshold"], "runs": self.runs, "commands": self.commands,
-            "env": self.p.get("env") or {}, "started": started, "topology": self.topology,
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            # not "started"/"finished": an async task's status has those keys, and ansible-core before
+            # 2.19 reads the module's own as that status (int("2026-...") fails the task)
+            "env": self.p.get("env") or {}, "started_at": started, "topology": self.topology,
+            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         return result
 
     def _cluster(self):

@@ -251,7 +251,7 @@ def topology(host, ev):
     if state.get("mismatches"):
         return [finding(host, "topology", "placement", "warn",
                         "the inventory and the node disagree (%s): the VM moved or the inventory's cache is stale; "
-                        "refresh the inventory (ansible-inventory --flush-cache)" % "; ".join(state["mismatches"]),
+                        "refresh the inventory (--flush-cache on the next ansible-playbook run)" % "; ".join(state["mismatches"]),
                         None)]
     if state.get("expected") and not state.get("observed"):
         return [finding(host, "topology", "placement", "warn",

@@ -5,6 +5,7 @@
 import os
 
 import pytest
+from ansible.release import __version__ as core_version
 
 import compute_harness as harness
 
@@ -91,9 +92,9 @@ def test_awx_style_service_account_from_environment(emulator, ansible, tmp_path)
     ("unauthorized", {"unauthorized": True}, {}, "gce_gpu: project proj-a: authentication failed (401)"),
     ("unknown project", {}, {"projects": ["no-such-project"]}, "gce_gpu: project no-such-project: not found (404)"),
     ("no projects", {}, {"projects": []}, "option projects is empty"),
-    ("bad choice", {}, {"ansible_host_source": "dns"}, "Invalid value 'dns' for config 'ansible_host_source'"),
+    ("bad choice", {}, {"ansible_host_source": "dns"}, harness.choice_error('ansible_host_source', 'dns')),
     ("bad hostnames", {}, {"hostnames": ["fqdn"]}, "option hostnames: unknown hostnames entry 'fqdn'"),
-    ("bad host_vars", {}, {"host_vars": "everything"}, "Invalid value 'everything' for config 'host_vars'"),
+    ("bad host_vars", {}, {"host_vars": "everything"}, harness.choice_error('host_vars', 'everything')),
     ("bad extra_host_vars", {}, {"extra_host_vars": ["gce_label"]},
      "option extra_host_vars: 'gce_label' is not a host variable of this inventory; did you mean gce_labels?"),
     ("missing key file", {}, {"auth_kind": "serviceaccount", "access_token": None,
@@ -107,7 +108,7 @@ def test_errors_are_one_line_without_traceback(emulator, ansible, config, case, 
     res = ansible(["ansible-inventory", "--list"], config(emulator, **extra),
                   env={"ANSIBLE_INVENTORY_UNPARSED_FAILED": "True"})
     assert res.rc != 0, case
-    assert line in res.stderr, res.stderr
+    assert (line.search(res.stderr) if hasattr(line, "search") else line in res.stderr), res.stderr
     assert "Traceback" not in res.stderr
 
 
@@ -131,8 +132,14 @@ def test_cache_hit_refresh_and_write_back(emulator, ansible, config, tmp_path):
     assert warm.hostvars == cold.hostvars
     assert emulator.stats()["total"] == 0  # no token, no API call
     emulator.set_faults({"unreachable_zones": ["europe-west4-b"]})
-    fresh = ansible(["ansible-inventory", "--list", "--flush-cache"], cfg)
-    assert "ultra-0" not in fresh.hostvars and emulator.stats()["api"] > 0
+    if tuple(int(n) for n in core_version.split(".")[:2]) >= (2, 17):
+        fresh = ansible(["ansible-inventory", "--list", "--flush-cache"], cfg)
+        assert "ultra-0" not in fresh.hostvars
+    else:  # ansible-inventory has --flush-cache from 2.17 on; ansible-playbook's refreshes the cache the same way
+        play = tmp_path / "nothing.yml"
+        play.write_text("- hosts: localhost\n  gather_facts: false\n  tasks: []\n")
+        assert ansible(["ansible-playbook", "--flush-cache", str(play)], cfg).rc == 0
+    assert emulator.stats()["api"] > 0
     emulator.reset()
     again = ansible(["ansible-inventory", "--list"], cfg)
     assert emulator.stats()["total"] == 0

@@ -18,6 +18,8 @@ import time
 import pytest
 import yaml
 
+from ansible_collections.gpudirect.gcp.tests.unit.playbooks import _ansible_output as ansible_output
+
 import compute_fleet as fx
 import compute_harness as harness
 
@@ -80,7 +82,8 @@ def run(project_dir, args, env=None):
     proc = subprocess.run([os.path.join(BIN, args[0])] + list(args[1:]), cwd=str(project_dir), env=full_env,
                           capture_output=True, text=True, timeout=120, check=False)
     took = time.monotonic() - started
-    text = proc.stdout + proc.stderr
+    # one line per warning on every core (2.16 wraps them at 79 columns)
+    text = ansible_output.text(proc.stdout + proc.stderr)
     return proc.returncode, [line for line in text.splitlines() if line.strip()], text, took, proc.stdout
 
 
