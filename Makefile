@@ -36,9 +36,11 @@ system-deps:
 	@scripts/install-system-deps.sh
 
 # requirements-dev.txt also brings the collections galaxy.yml depends on (PyPI's
-# ansible); .venv gets the oldest supported ansible-core, build/venv-newest the newest
+# ansible); .venv gets the oldest supported ansible-core (on a Python 3.10 to 3.12,
+# scripts/oldest-python.sh), build/venv-newest the newest
 $(STAMP): requirements.txt requirements-user.txt requirements-dev.txt tests/requirements/oldest.txt
-	@test -x $(BIN)/python || { PYTHON=$(PYTHON) scripts/install-system-deps.sh --venv && $(PYTHON) -m venv $(VENV); }
+	@test -x $(BIN)/python || { PYTHON=$(PYTHON) scripts/install-system-deps.sh --venv && \
+	  py=$$(scripts/oldest-python.sh) && "$$py" -m venv $(VENV); }
 	$(BIN)/python -m pip install -q -U pip
 	$(BIN)/python -m pip install -q -r requirements-dev.txt -c tests/requirements/oldest.txt
 	@touch $(STAMP)
