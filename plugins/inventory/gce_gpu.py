@@ -369,10 +369,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible import constants as C
+from ansible import release
 from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
-from ansible.release import __version__ as core_version
 from ansible.utils.display import Display
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
@@ -433,7 +433,7 @@ def _exit_in_one_line(path, exc):
     if not text.startswith("gce_gpu: "):
         text = "gce_gpu: " + text
     line = "%s (inventory %s)" % (text, path)
-    if tuple(int(p) for p in re.findall(r"\d+", core_version)[:2]) < (2, 19):
+    if tuple(int(p) for p in re.findall(r"\d+", release.__version__)[:2]) < (2, 19):
         # older cores wrap an error at 79 columns unless told not to (then it reads "ERROR! ...");
         # 2.19 and newer print it on one line and ignore the argument
         display.error(line, wrap_text=False)

@@ -5,7 +5,7 @@
 import os
 
 import pytest
-from ansible.release import __version__ as core_version
+from ansible import release
 
 import compute_harness as harness
 
@@ -132,7 +132,7 @@ def test_cache_hit_refresh_and_write_back(emulator, ansible, config, tmp_path):
     assert warm.hostvars == cold.hostvars
     assert emulator.stats()["total"] == 0  # no token, no API call
     emulator.set_faults({"unreachable_zones": ["europe-west4-b"]})
-    if tuple(int(n) for n in core_version.split(".")[:2]) >= (2, 17):
+    if tuple(int(n) for n in release.__version__.split(".")[:2]) >= (2, 17):
         fresh = ansible(["ansible-inventory", "--list", "--flush-cache"], cfg)
         assert "ultra-0" not in fresh.hostvars
     else:  # ansible-inventory has --flush-cache from 2.17 on; ansible-playbook's refreshes the cache the same way
