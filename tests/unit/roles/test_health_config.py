@@ -9,13 +9,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
-import os
-import subprocess
-import sys
 
-import yaml
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from ansible_collections.gpudirect.gcp.tests.unit.playbooks import _local_play as local_play
 
 PLAY = """
 - name: Health config
@@ -36,17 +31,8 @@ PLAY = """
 
 
 def test_parts_left_out_are_null_and_the_asked_part_is_there(tmp_path):
-    inv = {"all": {"hosts": {"n0": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
-                                    "gpu_family": "a3-mega"}}}}
-    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inv))
-    (tmp_path / "play.yml").write_text(PLAY)
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
-            str(tmp_path / "play.yml")]
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.default")
-    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out
+    rc, out = local_play.run(tmp_path, PLAY, {"gpu_family": "a3-mega"})
+    assert rc == 0, out
     (line,) = [ln for ln in out.splitlines() if '"msg": "config ' in ln]
     config = json.loads(json.loads("{%s}" % line.strip())["msg"][len("config "):])
     assert [k for k in ("gpu", "nics", "rxdm", "plugin", "maintenance") if config[k] is not None] == []

@@ -8,13 +8,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
 import re
-import subprocess
-import sys
 
 import yaml
+
+from ansible_collections.gpudirect.gcp.tests.unit.playbooks import _local_play as local_play
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 ROLES = os.path.join(ROOT, "roles")
@@ -137,15 +136,6 @@ PLAY = """
 
 
 def test_the_profile_is_kept_for_its_family_and_the_settings_follow_the_old_names(tmp_path):
-    inv = {"all": {"hosts": {"n0": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
-                                    "gpu_family": "a3-mega"}}}}
-    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inv))
-    (tmp_path / "play.yml").write_text(PLAY)
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
-            str(tmp_path / "play.yml"), "-e", json.dumps({"rxdm_service_name": "rxdm-old-name"})]
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml")
-    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out
+    rc, out = local_play.run(tmp_path, PLAY, {"gpu_family": "a3-mega"}, {"rxdm_service_name": "rxdm-old-name"})
+    assert rc == 0, out
     assert "seen a4 rxdm-old-name" in out
