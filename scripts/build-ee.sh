@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Builds the execution environment image localhost/gpudirect-gcp-ee:latest
-# with ansible-builder 3 and podman, from local images only:
+# Builds the sandbox's execution environment image localhost/gpudirect-gcp-ee:latest
+# with ansible-builder 3 and podman, from local images only.  It builds the
+# shipped definition (awx/ee/execution-environment.yml, on Red Hat's minimal
+# EE) with the sandbox's stand-ins merged over it (tests/sandbox/ee/overrides.yml):
 #   1. the EE base: localhost/gpudirect-standin-base (the sandbox's Debian
-#      image) + pip/venv/ssh (awx/ee/base/Containerfile), apt from the Debian mirror;
+#      image) + pip/venv/ssh (tests/sandbox/ee/base/Containerfile), apt from the
+#      Debian mirror, in place of the published base this machine cannot pull;
 #   2. the collection tarball, and the collections galaxy.yml depends on copied
 #      from the controller's own `ansible` package (.venv), never from Galaxy;
 #   3. skipped when the image's io.gpudirect.ee.inputs label already holds the
-#      hash of these inputs (awx/ee/ee_inputs.py digest): nothing changed;
+#      hash of these inputs (tests/sandbox/ee/ee_inputs.py digest): nothing changed;
 #   4. otherwise wheels of every Python package, fetched on this host (pip
 #      download), so nothing inside the build needs a package index, and
-#      ansible-builder build -f awx/ee/execution-environment.yml (ansible-builder
+#      ansible-builder build -f build/ee/execution-environment.yml (ansible-builder
 #      in its own virtualenv, build/ee-venv).
 # With --run-sandbox NAME it then runs site.yml on sandbox NAME through
 # ansible-runner inside the EE, the way AWX runs a job (--playbook NAME picks
@@ -28,6 +31,8 @@ work="$root/build/ee"
 ctx_in="$work/context"
 venv="$root/build/ee-venv"
 py="$root/.venv/bin/python"
+ee_tools="$root/tests/sandbox/ee"
+definition="$work/execution-environment.yml"
 sandbox=""
 playbook=site.yml
 extravars=""
@@ -43,7 +48,7 @@ while [ $# -gt 0 ]; do
     --skip-tags) skiptags="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --rebuild) rebuild=1; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "build-ee.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -58,7 +63,7 @@ if ! podman image exists localhost/gpudirect-standin-base:latest; then
 fi
 
 step "EE base image $BASE_IMAGE"
-podman build --pull=never -q -t "$BASE_IMAGE" awx/ee/base >/dev/null
+podman build --pull=never -q -t "$BASE_IMAGE" "$ee_tools/base" >/dev/null
 
 step "collection tarball"
 rm -rf "$ctx_in/collections" && mkdir -p "$ctx_in/collections"
@@ -68,17 +73,20 @@ mv "$ctx_in"/collections/gpudirect-gcp-*.tar.gz "$ctx_in/collections/gpudirect-g
 step "collections galaxy.yml depends on, from the controller's ansible package"
 # Galaxy cannot be reached: the dependencies are the ones the collection is
 # tested with on the controller, copied into the build context and from there
-# into the image (append_galaxy in awx/ee/execution-environment.yml).
-"$py" awx/ee/ee_inputs.py deps galaxy.yml "$ctx_in/deps"
+# into the image (append_galaxy in tests/sandbox/ee/overrides.yml).
+"$py" "$ee_tools/ee_inputs.py" deps galaxy.yml "$ctx_in/deps"
 
-# The inputs: the collection by content (awx/ee and this script are in it),
-# its dependencies' manifests and the base image.  Wheels are left out on
-# purpose: a newer release on PyPI alone does not rebuild a cached image
-# (--rebuild does).
+step "definition: awx/ee/execution-environment.yml with the sandbox's overrides -> $definition"
+"$py" "$ee_tools/ee_inputs.py" definition awx/ee/execution-environment.yml "$ee_tools/overrides.yml" "$definition"
+
+# The inputs: the collection by content (awx/ee is in it), the merged
+# definition, this script, its dependencies' manifests and the base image.
+# Wheels are left out on purpose: a newer release on PyPI alone does not
+# rebuild a cached image (--rebuild does).
 podman image inspect --format '{{.Id}}' "$BASE_IMAGE" > "$ctx_in/base-image-id"
 mapfile -t dep_manifests < <(find "$ctx_in/deps" -name MANIFEST.json -o -name FILES.json | sort)
-inputs=$("$py" awx/ee/ee_inputs.py digest "$ctx_in/collections/gpudirect-gcp.tar.gz" \
-  "$ctx_in/base-image-id" ${dep_manifests[@]+"${dep_manifests[@]}"})
+inputs=$("$py" "$ee_tools/ee_inputs.py" digest "$ctx_in/collections/gpudirect-gcp.tar.gz" \
+  "$definition" "$0" "$ctx_in/base-image-id" ${dep_manifests[@]+"${dep_manifests[@]}"})
 have=$(podman image inspect --format "{{index .Labels \"$INPUTS_LABEL\"}}" "$EE_IMAGE" 2>/dev/null || true)
 
 if [ "$rebuild" = 0 ] && [ "$have" = "$inputs" ]; then
@@ -98,9 +106,9 @@ mkdir -p "$ctx_in/wheels"
 # dumb-init (final), and pip/setuptools/wheel for building.
 # The wheels are for the image's Python, whatever Python runs this script (the
 # newest ansible-core's tests run it from a Python 3.12+ virtualenv), and its
-# ansible-core range is the one execution-environment.yml installs.
+# ansible-core range is the one the merged definition installs.
 ee_python=$(podman run --rm "$BASE_IMAGE" python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-core_pin=$("$py" -c "import yaml; print(yaml.safe_load(open('awx/ee/execution-environment.yml'))['dependencies']['ansible_core']['package_pip'])")
+core_pin=$("$py" -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['dependencies']['ansible_core']['package_pip'])" "$definition")
 "$venv/bin/pip" download -q --dest "$ctx_in/wheels" --only-binary=:all: --python-version "$ee_python" \
   "$core_pin" "ansible-runner>=2.3" pyyaml packaging "dumb-init==1.2.5" \
   pip setuptools wheel -r requirements.txt
@@ -108,7 +116,7 @@ core_pin=$("$py" -c "import yaml; print(yaml.safe_load(open('awx/ee/execution-en
 "$venv/bin/pip" download -q --dest "$ctx_in/wheels" bindep
 
 step "ansible-builder build -> $EE_IMAGE (inputs ${inputs:0:12})"
-"$venv/bin/ansible-builder" build -f awx/ee/execution-environment.yml -c "$work/ctx" \
+"$venv/bin/ansible-builder" build -f "$definition" -c "$work/ctx" \
   --container-runtime podman -t "$EE_IMAGE" -v 1 \
   --extra-build-cli-args="--pull=never --label $INPUTS_LABEL=$inputs"
 fi

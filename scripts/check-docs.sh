@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Renders the documentation of every plugin, module and role of the installed
 # collection with ansible-doc, then lints it as a docsite build reads it
-# (antsibull-docs lint-collection-docs); fails when one does not render or lint.
+# (antsibull-docs lint-collection-docs) with the collections it depends on
+# beside it, as a docsite build has them (some references resolve only then);
+# fails when one does not render or lint.
 set -euo pipefail
 installed="$1"
-export ANSIBLE_COLLECTIONS_PATH="$installed"
+# the collections galaxy.yml depends on: those of the `ansible` package this
+# ansible-doc comes with
+deps=$(python -c 'import ansible_collections, os; print(os.path.dirname(ansible_collections.__path__[0]))')
+export ANSIBLE_COLLECTIONS_PATH="$installed:$deps"
 coll="$installed/ansible_collections/gpudirect/gcp"
 fail=0
 for kind in modules inventory lookup filter; do

@@ -1,8 +1,9 @@
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""awx/ee/ee_inputs.py: what scripts/build-ee.sh puts into the execution
-environment (galaxy.yml's dependencies from the controller) and the hash that
-decides whether the image is rebuilt."""
+"""tests/sandbox/ee/ee_inputs.py: what scripts/build-ee.sh puts into the
+sandbox's execution environment (galaxy.yml's dependencies from the controller,
+the shipped definition with the sandbox's stand-ins merged over it) and the hash
+that decides whether the image is rebuilt."""
 
 import io
 import json
@@ -15,7 +16,9 @@ import pytest
 import yaml
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-SCRIPT = os.path.join(ROOT, "awx", "ee", "ee_inputs.py")
+SCRIPT = os.path.join(ROOT, "tests", "sandbox", "ee", "ee_inputs.py")
+SHIPPED = os.path.join(ROOT, "awx", "ee", "execution-environment.yml")
+OVERRIDES = os.path.join(ROOT, "tests", "sandbox", "ee", "overrides.yml")
 sys.path.insert(0, os.path.dirname(SCRIPT))
 
 import ee_inputs  # noqa: E402
@@ -134,11 +137,41 @@ def test_the_controller_has_every_collection_galaxy_yml_declares(tmp_path):
     assert sorted(n for n, _v, _p in copied) == sorted(declared)
 
 
-def test_the_ee_definition_installs_without_galaxy():
-    with open(os.path.join(ROOT, "awx", "ee", "execution-environment.yml")) as handle:
-        ee = yaml.safe_load(handle)
+def test_overrides_merge_key_by_key_replace_the_rest_and_null_removes():
+    base = {"a": {"b": 1, "c": [1, 2], "d": {"e": 1}}, "f": "keep", "g": "gone"}
+    over = {"a": {"c": [3], "d": {"x": 2}}, "g": None, "h": {"i": 1}}
+    assert ee_inputs.merged(base, over) == {"a": {"b": 1, "c": [3], "d": {"e": 1, "x": 2}}, "f": "keep",
+                                             "h": {"i": 1}}
+    assert base["a"]["d"] == {"e": 1}
+
+
+def test_the_sandbox_definition_is_the_shipped_one_on_the_stand_in_base(tmp_path):
+    out = str(tmp_path / "execution-environment.yml")
+    ee = ee_inputs.write_definition(SHIPPED, OVERRIDES, out)
+    with open(SHIPPED) as handle:
+        shipped = yaml.safe_load(handle)
+    with open(out) as handle:
+        assert yaml.safe_load(handle) == ee
+    # the base is substituted; the published one is what users get
+    assert shipped["images"]["base_image"]["name"].startswith("registry.redhat.io/")
+    assert ee["images"]["base_image"]["name"] == "localhost/gpudirect-ee-base:latest"
+    # what decides the image's content beyond the stand-ins stays the shipped one
+    assert ee["dependencies"]["exclude"] == shipped["dependencies"]["exclude"]
+    assert "python" not in ee["dependencies"] and "system" not in ee["dependencies"]
+    # Galaxy cannot be reached from the build: the tarball and the controller's copies
     opts = ee["build_arg_defaults"]["ANSIBLE_GALAXY_CLI_COLLECTION_OPTS"].split()
     assert "--no-deps" in opts and "--offline" in opts
-    assert {"src": "../../build/ee/context/deps", "dest": "deps"} in ee["additional_build_files"]
+    assert {"src": "context/deps", "dest": "deps"} in ee["additional_build_files"]
     assert any("/build/deps/ansible_collections/" in step for step in ee["additional_build_steps"]["append_galaxy"])
     assert all(c.get("type") == "file" for c in ee["dependencies"]["galaxy"]["collections"])
+
+
+@pytest.mark.parametrize("content, message", [
+    ("- a list\n", "overrides.yml: not a mapping"),
+    ("a: [\n", "overrides.yml: cannot be read"),
+])
+def test_a_broken_overrides_file_is_named(tmp_path, content, message):
+    path = tmp_path / "overrides.yml"
+    path.write_text(content)
+    with pytest.raises(ee_inputs.InputError, match=message):
+        ee_inputs.write_definition(SHIPPED, str(path), str(tmp_path / "out.yml"))

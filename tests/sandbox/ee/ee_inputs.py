@@ -1,7 +1,11 @@
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What goes into the execution environment, for scripts/build-ee.sh.
+"""What goes into the sandbox's execution environment, for scripts/build-ee.sh.
 
+  python ee_inputs.py definition SHIPPED OVERRIDES OUT
+      writes OUT: the shipped definition (awx/ee/execution-environment.yml)
+      with the sandbox's overrides merged over it (mappings key by key, any
+      other value replaces, null removes the key).
   python ee_inputs.py deps GALAXY_YML DEST
       copies every collection galaxy.yml depends on from this Python's own
       collections (the controller's `ansible` package) into DEST/ansible_collections,
@@ -100,6 +104,42 @@ def controller_roots():
     return [os.path.abspath(p) for p in ansible_collections.__path__]
 
 
+def merged(base, overrides):
+    """base with overrides merged over it: mappings key by key, null removes, others replace."""
+    out = dict(base)
+    for key, value in overrides.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load_mapping(path):
+    """A YAML file that must hold a mapping."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError("%s: cannot be read: %s" % (path, exc)) from exc
+    if not isinstance(data, dict):
+        raise InputError("%s: not a mapping" % path)
+    return data
+
+
+def write_definition(shipped, overrides, out):
+    """Write the shipped definition with the overrides merged over it; returns the result."""
+    definition = merged(load_mapping(shipped), load_mapping(overrides))
+    if definition.get("version") != 3:
+        raise InputError("%s: not an ansible-builder version 3 definition" % shipped)
+    with open(out, "w", encoding="utf-8") as handle:
+        handle.write("---\n# %s with %s merged over it (ee_inputs.py)\n" % (shipped, overrides))
+        yaml.safe_dump(definition, handle, sort_keys=False)
+    return definition
+
+
 def digest(paths):
     """One sha256 over the inputs (collection tarballs by content, not timestamps)."""
     total = hashlib.sha256()
@@ -122,11 +162,14 @@ def digest(paths):
 
 
 def main(argv):
-    """Command line: deps GALAXY_YML DEST | digest PATH..."""
+    """Command line: deps GALAXY_YML DEST | definition SHIPPED OVERRIDES OUT | digest PATH..."""
     try:
         if len(argv) == 3 and argv[0] == "deps":
             for name, version, path in copy_dependencies(argv[1], argv[2], controller_roots()):
                 print("%s %s (from %s)" % (name, version, path))
+            return 0
+        if len(argv) == 4 and argv[0] == "definition":
+            write_definition(*argv[1:])
             return 0
         if len(argv) >= 2 and argv[0] == "digest":
             print(digest(argv[1:]))
@@ -134,7 +177,7 @@ def main(argv):
     except InputError as exc:
         sys.stderr.write("ee_inputs: %s\n" % exc)
         return 2
-    sys.stderr.write("usage: ee_inputs.py deps GALAXY_YML DEST | digest PATH...\n")
+    sys.stderr.write("usage: ee_inputs.py deps GALAXY_YML DEST | definition SHIPPED OVERRIDES OUT | digest PATH...\n")
     return 2
 
 
