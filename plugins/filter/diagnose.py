@@ -33,10 +33,13 @@ diagnose_busy_utils = _Lazy("diagnose_busy")
 findings = _Lazy("findings")
 
 
-def _repairs(zones, playbook, repair_args, pairs=None):
+def _repairs(zones, playbook, repair_args, pairs=None, awx=None):
     if repair_args is not None and not isinstance(repair_args, (list, tuple)):
         raise AnsibleFilterError("repair_args must be a list of arguments, got %r" % (repair_args,))
-    return findings.Repairs(playbook or "gpudirect.gcp.site", list(repair_args or []), zones or {}, pairs or {})
+    if awx is not None and not isinstance(awx, dict):
+        raise AnsibleFilterError("repair_awx must be a mapping with template and inventory, got %r" % (awx,))
+    return findings.Repairs(playbook or "gpudirect.gcp.site", list(repair_args or []), zones or {}, pairs or {},
+                            awx=dict((k, str(v)) for k, v in (awx or {}).items() if v))
 
 
 def _hosts(hosts, name):
@@ -45,7 +48,8 @@ def _hosts(hosts, name):
     return [str(h) for h in hosts]
 
 
-def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pinned=None, max_restarts=0):
+def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pinned=None, max_restarts=0,
+                           repair_awx=None):
     if not isinstance(evidence, dict):
         raise AnsibleFilterError("_diagnose_node_findings: expects {host: diagnose_evidence}, got %s"
                                  % type(evidence).__name__)
@@ -54,7 +58,7 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
         evidence = dict((h, diagnose_evidence.shape(ev)) for h, ev in evidence.items())
         zones = dict((h, (evidence.get(h) or {}).get("zone")) for h in hosts)
         pairs = dict((h, (evidence.get(h) or {}).get("versions") or {}) for h in hosts)
-        out = diagnose.node_findings(evidence, hosts, _repairs(zones, playbook, repair_args, pairs),
+        out = diagnose.node_findings(evidence, hosts, _repairs(zones, playbook, repair_args, pairs, repair_awx),
                                      pinned=pinned or {},
                                      max_restarts=int(max_restarts))
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
@@ -75,12 +79,13 @@ def diagnose_busy(checks, hosts, test_busy=False):
 
 
 def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=None, repair_args=None, minimum=2,
-                        not_run=None, late_busy=None, test_busy=False):
+                        not_run=None, late_busy=None, test_busy=False, repair_awx=None):
     hosts = _hosts(hosts, "_diagnose_add_fabric")
     if not isinstance(late_busy or [], (list, tuple)) or not all(isinstance(f, dict) for f in late_busy or []):
         raise AnsibleFilterError("_diagnose_add_fabric: late_busy expects a list of findings")
     out = diagnose.all_findings(items or [], nccl_result or {}, _hosts(tested, "_diagnose_add_fabric"), hosts,
-                                _repairs(zones, playbook, repair_args), minimum=int(minimum), not_run=not_run or None,
+                                _repairs(zones, playbook, repair_args, awx=repair_awx), minimum=int(minimum),
+                                not_run=not_run or None,
                                 late_busy=list(late_busy or []), test_busy=bool(test_busy))
     return make_unsafe(out)
 

@@ -27,9 +27,11 @@ Fixture (YAML or JSON)::
 Endpoints: aggregated/instances, zones/<z>/instances, global/networks/<n>, global/firewalls,
 regions/<r>/subnetworks/<n> (GET, under /compute/v1/projects/<p>/), an OAuth
 token endpoint (POST /token, JWT-bearer and refresh grants), the IAM
-generateAccessToken call (POST /v1/projects/-/serviceAccounts/<sa>:generateAccessToken)
-and control endpoints: GET /_emulator/stats, POST /_emulator/reset (zero the
-counters), POST /_emulator/faults (replace the faults with the JSON body).
+generateAccessToken call (POST /v1/projects/-/serviceAccounts/<sa>:generateAccessToken),
+Cloud Storage media uploads (storage_api.py) and control endpoints: GET
+/_emulator/stats, GET /_emulator/reports and /_emulator/objects (what was sent),
+POST /_emulator/reset (zero the counters), POST /_emulator/faults (replace the
+faults with the JSON body).
 
 GETs honour the `fields` parameter (Google's partial-response syntax, see
 parse_fields); the stats count requests by kind and project, and the bytes of
@@ -53,7 +55,9 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import storage_api
 
 SELF_LINK_BASE = "https://www.googleapis.com/compute/v1/"
 
@@ -414,6 +418,8 @@ class State(object):
         self.page_size = int(page_size or fixture.get("page_size") or 500)
         self.faults = dict(fixture.get("faults") or {})
         self.service_accounts = dict(fixture.get("service_accounts") or {})
+        # Cloud Storage (storage_api.py): the buckets there are, and the objects written to them
+        self.buckets = dict(fixture.get("buckets") or {})
         # Encoded answers to GETs already served, by request path and query. The fixture never
         # changes and set_faults() clears it, so a repeated listing costs no emulator CPU and
         # answers in the configured latency, as a real server's cache would.
@@ -430,6 +436,7 @@ class State(object):
             self.drops_left = int(self.faults.get("drop_body_first") or 0)
             self.tokens = set()
             self.reports = []
+            self.objects = {}
 
     def set_faults(self, faults):
         with self.lock:
@@ -595,6 +602,12 @@ class Handler(BaseHTTPRequestHandler):
         match = re.match(r"^/compute/v1/projects/([^/]+)/zones/([^/]+)/instances/([^/]+)/reportHostAsFaulty$", path)
         if match:
             return self._report_faulty(match.group(1), match.group(2), match.group(3), body)
+        match = re.match(r"^/upload/storage/v1/b/([^/]+)/o$", path)
+        if match:
+            if self._gate("storage_upload", None):
+                return None
+            query = dict((k, v[0]) for k, v in parse_qs(urlsplit(self.path).query, keep_blank_values=True).items())
+            return self._send(*storage_api.upload(self, unquote(match.group(1)), query, body))
         return self._send(*_google_error(404, "NOT_FOUND", "notFound", "no such endpoint %s" % path))
 
     def _gate(self, kind, project):
@@ -747,6 +760,8 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/_emulator/reports":
             with self.state.lock:
                 return self._send(200, copy.deepcopy(self.state.reports))
+        if url.path == "/_emulator/objects":
+            return self._send(200, storage_api.listing(self.state))
         match = re.match(r"^/compute/v1/projects/([^/]+)/(.+)$", url.path)
         if not match:
             return self._send(*_google_error(404, "NOT_FOUND", "notFound", "no such endpoint %s" % url.path))

@@ -42,6 +42,10 @@ class _Control(object):
         """The reportHostAsFaulty calls the emulator accepted since the last reset."""
         return self._call("/_emulator/reports")
 
+    def objects(self):
+        """The Cloud Storage objects written since the last reset (bytes base64-encoded as data)."""
+        return self._call("/_emulator/objects")
+
 
 class ThreadEmulator(_Control):
     """The emulator's server in a thread of this process (fast, for unit tests)."""

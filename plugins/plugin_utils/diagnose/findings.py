@@ -6,13 +6,15 @@
 The finding itself (fields, components, severities, rungs) is module_utils/findings/finding.py.
 A repair is a command line with this collection's playbooks where one of its roles can put the
 fault right (``ansible-playbook gpudirect.gcp.site --limit H --tags T``), else Google's host repair.
-Controller-side only, pure Python.
+Under AWX, where an operator launches jobs rather than commands, the same repair names the job
+template to launch with its limit, tags and extra variables. Controller-side only, pure Python.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
@@ -36,35 +38,46 @@ class Repairs(object):
     playbook: what runs the roles (gpudirect.gcp.site); args: options every
     command needs (an inventory, extra vars), as a list; zones: host -> zone,
     for the gcloud commands that ask Google to repair a host; pairs: host ->
-    {plugin, rxdm}, the versions the node has.
+    {plugin, rxdm}, the versions the node has; awx: {template, inventory}
+    under AWX (the job template that runs site.yml with limit, tags and extra
+    variables prompted, and the job's inventory), else empty.
     """
 
-    def __init__(self, playbook="gpudirect.gcp.site", args=None, zones=None, pairs=None):
+    def __init__(self, playbook="gpudirect.gcp.site", args=None, zones=None, pairs=None, awx=None):
         self.playbook = playbook
         self.args = list(args or [])
         self.zones = dict(zones or {})
         self.pairs = dict(pairs or {})
+        self.awx = dict(awx or {}) if (awx or {}).get("template") else {}
 
-    def _pair_args(self, host, component):
+    def _pair_vars(self, host, component):
         """The node's own plugin and RxDM versions, on the lines that install either: the repair puts back what
-        the node had, never another pair."""
+        the node had, never another pair. [(option, version)]"""
         if component not in ("nccl_plugin", "rxdm"):
             return []
         pair = self.pairs.get(host) or {}
-        out = []
-        for option, key in (("nccl_plugin_version", "plugin"), ("rxdm_version", "rxdm")):
-            if pair.get(key) and ":" not in pair[key]:
-                out += ["-e", "%s=%s" % (option, pair[key])]
-        return out
+        return [(option, pair[key]) for option, key in (("nccl_plugin_version", "plugin"), ("rxdm_version", "rxdm"))
+                if pair.get(key) and ":" not in pair[key]]
 
     def role(self, host, component):
         """Re-run the phase whose role puts the component right, on this host only."""
-        argv = (["ansible-playbook", self.playbook] + self.args + self._pair_args(host, component)
+        extra = self._pair_vars(host, component)
+        if self.awx:
+            line = 'AWX job template "%s": limit %s, tags %s' % (self.awx["template"], host, REPAIR_TAGS[component])
+            if extra:
+                line += ", extra variables %s" % json.dumps(dict(extra), sort_keys=True)
+            return line
+        argv = (["ansible-playbook", self.playbook] + self.args
+                + [a for option, version in extra for a in ("-e", "%s=%s" % (option, version))]
                 + ["--limit", host, "--tags", REPAIR_TAGS[component]])
         return " ".join(shlex.quote(a) for a in argv)
 
     def node_command(self, host, module, args=None):
         """One ad-hoc module run as root on this host, with the run's inventory."""
+        if self.awx:
+            where = (' on inventory "%s"' % self.awx["inventory"]) if self.awx.get("inventory") else ""
+            return "AWX ad hoc command%s: limit %s, module %s%s, privilege escalation on" % (
+                where, host, module, (", arguments %s" % json.dumps(args)) if args else "")
         argv = ["ansible", host] + self.args + ["--become", "-m", module]
         if args:
             argv += ["-a", args]

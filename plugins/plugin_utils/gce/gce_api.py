@@ -502,18 +502,59 @@ class ComputeClient(object):
                 continue
             raise self._fatal(response, project, what, permission)
 
+    def upload(self, url, params, data, content_type, what="upload", permission=None):
+        """POST bytes to a full URL (a Cloud Storage media upload) and return its JSON.
+
+        Writing an object under a name is idempotent, so unlike post() every transient answer (429,
+        5xx) and a refused connection is retried, with the same backoff and Retry-After rules as a
+        listing; anything else is one GceApiError naming what and why."""
+        requests = self._libs["requests"]
+        auth_errors = self._libs["exceptions"]
+        attempt = 0
+        while True:
+            attempt += 1
+            self._count(retried=attempt > 1)
+            try:
+                response = self.session.post(url, params=params, data=data, headers={"Content-Type": content_type},
+                                             timeout=(min(self.connect_timeout, self.timeout), self.timeout))
+            except (auth_errors.RefreshError, auth_errors.TransportError) as exc:
+                raise GceApiError("%s: could not obtain an access token: %s" % (what, " ".join(str(exc).split())[:300]))
+            except requests.ConnectionError as exc:
+                gone = unreachable(exc, url, self.connect_timeout, requests.exceptions.ConnectTimeout)
+                if gone:
+                    raise GceApiError("%s: %s" % (what, gone))
+                if not _is_refused(exc) or attempt > min(self.retries, REFUSED_ATTEMPTS):
+                    raise GceApiError("%s: connection error (%s)" % (what, type(exc).__name__))
+                self._sleep(self.backoff_base)
+                continue
+            except requests.Timeout:
+                if attempt > self.retries:
+                    raise GceApiError("%s: no answer within %s s, %d tries" % (what, _seconds(self.timeout), attempt))
+                continue
+            if response.status_code == 200:
+                try:
+                    return response.json()
+                except ValueError:
+                    raise GceApiError("%s returned a body that is not JSON" % what)
+            if response.status_code in RETRY_STATUSES and attempt <= self.retries:
+                wait = _retry_after(response)
+                delay = min(self.backoff_max, self.backoff_base * (2 ** (attempt - 1)))
+                self._sleep(max(delay * random.uniform(0.5, 1.0), wait or 0.0))
+                continue
+            raise self._fatal(response, None, what, permission, api="Cloud Storage JSON")
+
     def _late(self, where, what, project):
         return GceApiError("%s%s got no complete answer within the deadline of %s s (option project_timeout)"
                            % (where, what, _seconds(self.project_timeout)), project=project)
 
-    def _fatal(self, response, project, what, permission="compute.instances.list"):
+    def _fatal(self, response, project, what, permission="compute.instances.list", api="Compute Engine"):
         status = response.status_code
         reason, message = _error_detail(response)
         subject = ("project %s" % project) if project else what
         if status == 401:
             cause = "authentication failed (401): the credentials were rejected"
         elif status == 403 and reason in ("accessNotConfigured", "SERVICE_DISABLED"):
-            cause = "the Compute Engine API is disabled (403)"
+            cause = "the %s API is disabled (403)" % api
         elif status == 403:
             cause = "permission denied (403): the credentials lack %s" % (permission or "compute.instances.list")
         elif status == 404:

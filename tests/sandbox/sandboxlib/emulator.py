@@ -14,6 +14,8 @@ from . import common, instances, inventory
 
 EMULATOR = os.path.join(common.ROOT, "tests", "emulator", "compute_api.py")
 TOKEN = "sandbox-token-not-a-secret"
+# the Cloud Storage bucket reports can be uploaded to (gpudirect_report_bucket)
+REPORT_BUCKET = "gpudirect-sandbox-reports"
 
 
 def available():
@@ -39,7 +41,8 @@ def fixture(plan):
                   "allowed": [{"IPProtocol": "icmp"}, {"IPProtocol": "tcp"}, {"IPProtocol": "udp"}]}
                  for n in plan["networks"]]
     return {"projects": {project: {"instances": servers, "networks": networks, "subnetworks": subnets,
-                                   "firewalls": firewalls}}}
+                                   "firewalls": firewalls}},
+            "buckets": {REPORT_BUCKET: {}}}
 
 
 def api_settings(plan):

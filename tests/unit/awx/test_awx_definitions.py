@@ -66,7 +66,8 @@ def _walk(node, key):
 
 
 def definition_files():
-    return sorted(glob.glob(os.path.join(AWX, "controller", "*.yml")))
+    """The controller's variable files (load.yml, the playbook that loads them, is not one)."""
+    return sorted(p for p in glob.glob(os.path.join(AWX, "controller", "*.yml")) if not p.endswith("load.yml"))
 
 
 def surveys():
