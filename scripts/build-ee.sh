@@ -77,7 +77,7 @@ step "collections galaxy.yml depends on, from the controller's ansible package"
 "$py" "$ee_tools/ee_inputs.py" deps galaxy.yml "$ctx_in/deps"
 
 step "definition: awx/ee/execution-environment.yml with the sandbox's overrides -> $definition"
-"$py" "$ee_tools/ee_inputs.py" definition awx/ee/execution-environment.yml "$ee_tools/overrides.yml" "$definition"
+"$py" "$ee_tools/ee_inputs.py" definition awx/ee/execution-environment.yml tests/sandbox/ee/overrides.yml "$definition"
 
 # The inputs: the collection by content (awx/ee is in it), the merged
 # definition, this script, its dependencies' manifests and the base image.
