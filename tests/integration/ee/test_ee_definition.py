@@ -24,8 +24,8 @@ def run(argv, cwd=None):
     # checkout: there an install of the tarball finds it installed and does nothing
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")}
     result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, env=env)
-    assert result.returncode == 0, "%s: rc %d\n%s\n%s" % (argv[:3], result.returncode, result.stdout,
-                                                         result.stderr)
+    assert result.returncode == 0, "%s: rc %d\n%s\n%s" % (
+        argv[:3], result.returncode, result.stdout, result.stderr)
     return result.stdout
 
 

@@ -140,8 +140,8 @@ def test_the_controller_has_every_collection_galaxy_yml_declares(tmp_path):
 def test_overrides_merge_key_by_key_replace_the_rest_and_null_removes():
     base = {"a": {"b": 1, "c": [1, 2], "d": {"e": 1}}, "f": "keep", "g": "gone"}
     over = {"a": {"c": [3], "d": {"x": 2}}, "g": None, "h": {"i": 1}}
-    assert ee_inputs.merged(base, over) == {"a": {"b": 1, "c": [3], "d": {"e": 1, "x": 2}}, "f": "keep",
-                                             "h": {"i": 1}}
+    want = {"a": {"b": 1, "c": [3], "d": {"e": 1, "x": 2}}, "f": "keep", "h": {"i": 1}}
+    assert ee_inputs.merged(base, over) == want
     assert base["a"]["d"] == {"e": 1}
 
 

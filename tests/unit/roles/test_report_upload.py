@@ -64,8 +64,8 @@ def test_with_a_bucket_the_links_are_kept_for_the_summary(tmp_path, run_dir, mon
         monkeypatch.setenv("GCP_AUTH_KIND", "accesstoken")
         monkeypatch.setenv("GCP_ACCESS_TOKEN", "token-not-a-secret")
         play = PLAY.replace("gather_facts: false", "gather_facts: false\n  check_mode: %s" % str(check).lower())
-        rc, out = _local_play.run(tmp_path, play, extra_vars={"run_dir": str(run_dir),
-                                                             "gpudirect_report_bucket": "reports-a"})
+        extra = {"run_dir": str(run_dir), "gpudirect_report_bucket": "reports-a"}
+        rc, out = _local_play.run(tmp_path, play, extra_vars=extra)
         assert rc == 0, out
         assert objects(out) == ["gs://reports-a/gpudirect-gcp/reports/run-7/report.json"]
         assert len(emu.objects()) == (0 if check else 1)

@@ -44,8 +44,8 @@ def test_plan_names_each_file_under_the_runs_folder_and_skips_links(tmp_path):
 
 
 def test_links_escape_the_url_but_not_the_uri():
-    assert gu.links("b", "p/r 1#x.html") == {"uri": "gs://b/p/r 1#x.html",
-                                            "url": "https://storage.cloud.google.com/b/p/r%201%23x.html"}
+    assert gu.links("b", "p/r 1#x.html") == {
+        "uri": "gs://b/p/r 1#x.html", "url": "https://storage.cloud.google.com/b/p/r%201%23x.html"}
 
 
 class _Client(object):
