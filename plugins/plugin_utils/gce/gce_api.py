@@ -463,51 +463,24 @@ class ComputeClient(object):
 
         Only a refusal before any work (429, 503) or a refused connection is retried: a request that
         may have been acted on is not sent twice. permission names what a 403 lacks."""
-        url = self.url(path)
-        where = ("project %s: " % project) if project else ""
-        requests = self._libs["requests"]
-        auth_errors = self._libs["exceptions"]
-        attempt = 0
-        while True:
-            attempt += 1
-            self._count(retried=attempt > 1)
-            try:
-                response = self.session.post(url, json=body, timeout=(min(self.connect_timeout, self.timeout),
-                                                                      self.timeout))
-            except (auth_errors.RefreshError, auth_errors.TransportError) as exc:
-                raise GceApiError("%scould not obtain an access token: %s" % (where, " ".join(str(exc).split())[:300]),
-                                  project=project)
-            except requests.ConnectionError as exc:
-                gone = unreachable(exc, url, self.connect_timeout, requests.exceptions.ConnectTimeout)
-                if gone:
-                    raise GceApiError("%s%s was not sent: %s (option api_endpoint %s)" % (where, what, gone, self.endpoint),
-                                      project=project)
-                if not _is_refused(exc) or attempt > min(self.retries, REFUSED_ATTEMPTS):
-                    raise GceApiError("%s%s: connection error (%s); it may or may not have been acted on"
-                                      % (where, what, type(exc).__name__), project=project)
-                self._sleep(self.backoff_base)
-                continue
-            except requests.Timeout:
-                raise GceApiError("%s%s: no answer within %s s; it may or may not have been acted on"
-                                  % (where, what, _seconds(self.timeout)), project=project)
-            if response.status_code == 200:
-                try:
-                    return response.json()
-                except ValueError:
-                    raise GceApiError("%s%s returned a body that is not JSON" % (where, what), project=project)
-            if response.status_code in (429, 503) and attempt <= self.retries:
-                wait = _retry_after(response)
-                delay = min(self.backoff_max, self.backoff_base * (2 ** (attempt - 1)))
-                self._sleep(max(delay, wait or 0.0))
-                continue
-            raise self._fatal(response, project, what, permission)
+        return self._post(self.url(path), what, permission, idempotent=False, project=project,
+                          option="api_endpoint %s" % self.endpoint, json=body)
 
     def upload(self, url, params, data, content_type, what="upload", permission=None):
         """POST bytes to a full URL (a Cloud Storage media upload) and return its JSON.
 
         Writing an object under a name is idempotent, so unlike post() every transient answer (429,
-        5xx) and a refused connection is retried, with the same backoff and Retry-After rules as a
-        listing; anything else is one GceApiError naming what and why."""
+        5xx), a timeout and a refused connection are retried, with jitter as a listing's retries; anything
+        else is one GceApiError naming what and why."""
+        return self._post(url, what, permission, idempotent=True, api="Cloud Storage JSON",
+                          option="storage_endpoint", params=params, data=data,
+                          headers={"Content-Type": content_type})
+
+    def _post(self, url, what, permission, idempotent, project=None, api="Compute Engine", option=None, **send):
+        """One POST with post()'s and upload()'s retry rules; send: the body and its headers."""
+        where = ("project %s: " % project) if project else ""
+        # a request that may have been acted on says so when it fails
+        maybe = "" if idempotent else "; it may or may not have been acted on"
         requests = self._libs["requests"]
         auth_errors = self._libs["exceptions"]
         attempt = 0
@@ -515,33 +488,40 @@ class ComputeClient(object):
             attempt += 1
             self._count(retried=attempt > 1)
             try:
-                response = self.session.post(url, params=params, data=data, headers={"Content-Type": content_type},
-                                             timeout=(min(self.connect_timeout, self.timeout), self.timeout))
+                response = self.session.post(url, timeout=(min(self.connect_timeout, self.timeout), self.timeout),
+                                             **send)
             except (auth_errors.RefreshError, auth_errors.TransportError) as exc:
-                raise GceApiError("%s: could not obtain an access token: %s" % (what, " ".join(str(exc).split())[:300]))
+                raise GceApiError("%s%scould not obtain an access token: %s"
+                                  % (where, what + ": " if idempotent else "", " ".join(str(exc).split())[:300]),
+                                  project=project)
             except requests.ConnectionError as exc:
                 gone = unreachable(exc, url, self.connect_timeout, requests.exceptions.ConnectTimeout)
                 if gone:
-                    raise GceApiError("%s: %s" % (what, gone))
+                    raise GceApiError("%s%s was not sent: %s (option %s)" % (where, what, gone, option),
+                                      project=project)
                 if not _is_refused(exc) or attempt > min(self.retries, REFUSED_ATTEMPTS):
-                    raise GceApiError("%s: connection error (%s)" % (what, type(exc).__name__))
+                    raise GceApiError("%s%s: connection error (%s)%s" % (where, what, type(exc).__name__, maybe),
+                                      project=project)
                 self._sleep(self.backoff_base)
                 continue
             except requests.Timeout:
-                if attempt > self.retries:
-                    raise GceApiError("%s: no answer within %s s, %d tries" % (what, _seconds(self.timeout), attempt))
+                if not idempotent or attempt > self.retries:
+                    raise GceApiError("%s%s: no answer within %s s%s" % (where, what, _seconds(self.timeout), maybe),
+                                      project=project)
                 continue
             if response.status_code == 200:
                 try:
                     return response.json()
                 except ValueError:
-                    raise GceApiError("%s returned a body that is not JSON" % what)
-            if response.status_code in RETRY_STATUSES and attempt <= self.retries:
+                    raise GceApiError("%s%s returned a body that is not JSON" % (where, what), project=project)
+            if response.status_code in (RETRY_STATUSES if idempotent else (429, 503)) and attempt <= self.retries:
                 wait = _retry_after(response)
                 delay = min(self.backoff_max, self.backoff_base * (2 ** (attempt - 1)))
-                self._sleep(max(delay * random.uniform(0.5, 1.0), wait or 0.0))
+                if idempotent:
+                    delay *= random.uniform(0.5, 1.0)
+                self._sleep(max(delay, wait or 0.0))
                 continue
-            raise self._fatal(response, None, what, permission, api="Cloud Storage JSON")
+            raise self._fatal(response, project, what, permission, api=api)
 
     def _late(self, where, what, project):
         return GceApiError("%s%s got no complete answer within the deadline of %s s (option project_timeout)"
