@@ -6,9 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -21,6 +19,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 
 import compute_fleet as fx  # noqa: E402
 import compute_harness as harness  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _playbook_result  # noqa: E402
 
 pytestmark = pytest.mark.emulator
 TOKEN = "firewall-test-token-not-a-secret"
@@ -59,18 +60,10 @@ def play(tmp_path, rules, faults=None):
                  "children": {"gpu_nodes": {"hosts": hosts}}}}))
     (tmp_path / "play.yml").write_text(PLAY)
     with harness.ThreadEmulator(fleet) as emu:
-        env = dict(os.environ, GCP_COMPUTE_API_ENDPOINT=emu.url, GCP_AUTH_KIND="accesstoken", GCP_ACCESS_TOKEN=TOKEN,
-                   ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-                   ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml")
-        argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i",
-                str(tmp_path / "inventory.yml"), str(tmp_path / "play.yml")]
-        proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True, timeout=120, check=False)
-    result = None
-    for line in proc.stdout.splitlines():
-        if '"msg": "RESULT=' in line:
-            result = json.loads(json.loads("{%s}" % line.strip())["msg"][len("RESULT="):])
-    return proc.returncode, proc.stdout, result
+        return _playbook_result.run(
+            ["-i", tmp_path / "inventory.yml", tmp_path / "play.yml"],
+            dict(GCP_COMPUTE_API_ENDPOINT=emu.url, GCP_AUTH_KIND="accesstoken", GCP_ACCESS_TOKEN=TOKEN,
+                 ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml"))
 
 
 def test_open_rules_give_no_problem(tmp_path):

@@ -6,9 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -18,6 +16,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 
 import compute_fleet as fx  # noqa: E402
 import compute_harness as harness  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _playbook_result  # noqa: E402
 
 pytestmark = pytest.mark.emulator
 TOKEN = "report-test-token-not-a-secret"
@@ -49,17 +50,9 @@ def emu():
 def play(emu, tmp_path, *extra, vm="mega-0"):
     book = tmp_path / "play.yml"
     book.write_text(PLAY)
-    env = dict(os.environ, GCP_COMPUTE_API_ENDPOINT=emu.url, GCP_AUTH_KIND="accesstoken", GCP_ACCESS_TOKEN=TOKEN,
-               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
-            str(book), "-e", "vm=%s" % vm] + list(extra)
-    proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, timeout=120, check=False)
-    result = None
-    for line in proc.stdout.splitlines():
-        if '"msg": "RESULT=' in line:
-            result = json.loads(json.loads("{%s}" % line.strip())["msg"][len("RESULT="):])
-    return proc.returncode, proc.stdout, result
+    return _playbook_result.run(
+        ["-i", "localhost,", "-c", "local", book, "-e", "vm=%s" % vm] + list(extra),
+        dict(GCP_COMPUTE_API_ENDPOINT=emu.url, GCP_AUTH_KIND="accesstoken", GCP_ACCESS_TOKEN=TOKEN))
 
 
 def test_check_mode_sends_nothing_and_shows_the_request(emu, tmp_path):

@@ -7,9 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
-import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -18,6 +16,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.d
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 
 import compute_harness as harness  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _playbook_result  # noqa: E402
 
 pytestmark = pytest.mark.emulator
 TOKEN = "upload-test-token-not-a-secret"
@@ -59,17 +60,9 @@ def reports(tmp_path):
 def play(emu, tmp_path, src, *extra):
     book = tmp_path / "play.yml"
     book.write_text(PLAY)
-    env = dict(os.environ, GCP_STORAGE_API_ENDPOINT=emu.url, GCP_AUTH_KIND="accesstoken", GCP_ACCESS_TOKEN=TOKEN,
-               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
-            str(book), "-e", "src=%s" % src] + list(extra)
-    proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, timeout=120, check=False)
-    result = None
-    for line in proc.stdout.splitlines():
-        if '"msg": "RESULT=' in line:
-            result = json.loads(json.loads("{%s}" % line.strip())["msg"][len("RESULT="):])
-    return proc.returncode, proc.stdout, result
+    return _playbook_result.run(
+        ["-i", "localhost,", "-c", "local", book, "-e", "src=%s" % src] + list(extra),
+        dict(GCP_STORAGE_API_ENDPOINT=emu.url, GCP_AUTH_KIND="accesstoken", GCP_ACCESS_TOKEN=TOKEN))
 
 
 def test_every_file_lands_under_the_runs_folder_with_its_links(emu, tmp_path, reports):
