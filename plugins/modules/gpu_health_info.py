@@ -21,8 +21,11 @@ description:
     catalogue (an Xid the catalogue lacks is named as unknown); uncorrectable ECC errors, pending or failed
     row remapping, pending page retirement; PCIe link width below the maximum (and generation, for a GPU at
     full performance); clock event reasons that mean a fault; persistence mode; NVLink links inactive or
-    fewer than the family has; C(nvidia-fabricmanager) running on families with NVSwitches; on A4X, every
-    GPU's fabric state (completed, success, non-zero clique and cluster ids)."
+    fewer than the family has, or all inactive; C(nvidia-fabricmanager) running on families with NVSwitches;
+    NVSwitch SXid lines in the kernel log (a fatal one fails, a non-fatal one warns); on A4X, every
+    GPU's fabric state (completed, success, non-zero clique and cluster ids); wherever a GPU reports it, the
+    fabric's own health summary (unhealthy, degraded bandwidth, an unhealthy route or a wrong configuration
+    fail; limited capacity or a recovery in progress warn)."
   - "On families with IMEX (A4X), also IMEX: the service running, C(nodes_config.cfg) listing exactly the
     VMs of the node's NVLink domain (O(imex_nodes)), the channel devices present, and C(nvidia-imex-ctl -q)
     answering C(READY); these findings have component C(imex)."
@@ -36,6 +39,9 @@ description:
   - Each finding carries the least disruptive repair that clears it (RV(findings[].rung)) and, where one command
     on the node does it, that command (RV(findings[].action)).
   - A tool that is missing or breaks gives a C(warn) whose cause starts with C(could not run), never a C(fail).
+    Output that is cut or not what the tool prints gives a C(warn) whose cause starts with C(could not read)
+    (the GPUs listed before a cut are still judged); a DCGM run in which no test ran gives one whose cause
+    starts with C(could not check).
   - Changes nothing. Runs C(nvidia-smi) and C(dmesg), so it needs root (become).
 options:
   family:

@@ -33,6 +33,8 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import find
 SEVERITY_RUNGS = {6: "reset_gpu", 5: "rerun", 2: "report_host"}
 DEFAULT_RUNG = "reboot"
 _DCGM_STATUS = re.compile(r"DCGM_ST_[A-Z_]+")
+# the result statuses of a test that ran; "skip" and "not run" prove nothing
+RAN = ("pass", "fail", "warn", "warning")
 
 
 class ParseError(ValueError):
@@ -108,8 +110,12 @@ def judge(ev, labels=None):
     labels = labels or {}
     out = []
     results = (ev.get("report") or {}).get("results") or []
-    if not results:
-        return [finding("DCGM", "warn", "could not run: dcgmi diag -r %s ran no test" % ev.get("level"), "rerun")]
+    ran = [res for res in results if res["status"] in RAN]
+    if not ran:
+        # every test skipped (or none listed) is no pass: nothing was proven
+        skipped = len(results)
+        return [finding("DCGM", "warn", "could not check: dcgmi diag -r %s ran no test%s" % (
+            ev.get("level"), " (%d skipped or not run)" % skipped if skipped else ""), "rerun")]
     for res in results:
         if res["status"] not in ("fail", "warn", "warning"):
             continue  # pass, skip

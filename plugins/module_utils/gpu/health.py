@@ -82,7 +82,7 @@ def gather(run, which, sys_dir="/sys", fabric_manager=False):
     Returns the evidence judge() reads; a part that could not be read holds its error.
     """
     ev = {"driver": None, "driver_error": None, "pci": None, "pci_error": None, "smi": None, "smi_error": None,
-          "smi_missing": False, "nvlink": None, "nvlink_error": None, "kernel_log": None, "kernel_log_error": None,
+          "smi_unreadable": None, "smi_missing": False, "nvlink": None, "nvlink_error": None, "kernel_log": None, "kernel_log_error": None,
           "fabric_manager": None, "fabric_manager_error": None}
     try:
         with open(os.path.join(sys_dir, "module/nvidia/version")) as fh:
@@ -104,7 +104,9 @@ def gather(run, which, sys_dir="/sys", fabric_manager=False):
             try:
                 ev["smi"] = nvidia_smi.parse(out)
             except nvidia_smi.ParseError as exc:
-                ev["smi_error"] = str(exc)
+                # cut or unreadable output is no proof against a GPU: judge what was read, say the rest was not
+                ev["smi"] = exc.gpus
+                ev["smi_unreadable"] = str(exc)
         rc, out, err = run([smi, "nvlink", "-s"])
         if rc == 0:
             ev["nvlink"] = nvidia_smi.parse_nvlink_status(out)
@@ -140,6 +142,9 @@ def _reset(gpu):
 def _presence(expected, ev, gpus, groups):
     out = []
     seen = set(nvidia_smi.bus_key(g["pci_bus_id"]) for g in gpus)
+    if ev.get("smi_unreadable"):
+        # the output stopped before the rest of the GPUs: unknown, never "the driver does not see them"
+        seen.update(ev.get("pci") or [])
     pci = ev.get("pci")
     fallen = set(xid.fallen_off(ev.get("kernel_log")))
     # an Xid 79 line names the same GPU: its finding speaks for it
@@ -200,6 +205,25 @@ def _xids(groups, gpus):
     return out
 
 
+def _sxids(kernel_log):
+    """One finding per NVSwitch and SXid: a fatal one (the line says "Fatal") stops the switch's links until
+    the GPUs and switches are reset together, which on a VM is a reboot; a non-fatal one is a warning."""
+    out = []
+    for (bus, number), seen in xid.grouped_sxids(xid.sxid_events(kernel_log)):
+        fatal = any(event["fatal"] for event in seen)
+        links = sorted(set(link for event in seen for link in event["links"]))
+        said = next((e["message"] for e in reversed(seen) if e["fatal"] is not None), seen[-1]["message"])
+        cause = "SXid %d (%s NVSwitch error)%s since boot%s%s" % (
+            number, "fatal" if fatal else "non-fatal", (" x%d" % len(seen)) if len(seen) > 1 else "",
+            (" on link(s) %s" % ", ".join(str(n) for n in links)) if links else "", (": %s" % said) if said else "")
+        subject = "NVSwitch %s (%s)" % (bus, seen[0]["switch"])
+        if fatal:
+            out.append(finding(subject, "fail", cause, "reboot", ["reboot"]))
+        else:
+            out.append(finding(subject, "warn", cause, "rerun"))
+    return out
+
+
 def _memory(gpu):
     out = []
     label = _label(gpu)
@@ -251,13 +275,49 @@ def _nvlink(expected, ev, gpus):
     for gpu in gpus:
         state = ev["nvlink"].get(gpu["index"]) or {"links": 0, "inactive": []}
         problems = []
-        if state["inactive"]:
+        if state.get("all_inactive"):
+            problems.append("all links inactive (NVML reads no link of this GPU)")
+        elif state["inactive"]:
             problems.append("link(s) %s inactive" % ", ".join(str(n) for n in state["inactive"]))
-        if state["links"] < want:
+        if state["links"] < want and not state.get("all_inactive"):
             problems.append("%d of the family's %d links reported" % (state["links"], want))
         if problems:
             out.append(finding(_label(gpu), "fail", "NVLink: %s" % "; ".join(problems), "reboot", ["reboot"]))
     return out
+
+
+# <fabric><health> values that mean the NVLink domain cannot carry this GPU's traffic at full bandwidth,
+# and those that mean it is recovering on its own (look again before acting)
+FABRIC_UNHEALTHY = {"summary": ("unhealthy",), "bandwidth": ("degraded",)}
+FABRIC_LIMITED = {"summary": ("limited capacity", "limited")}
+FABRIC_WORDS = {"summary": "health", "bandwidth": "bandwidth"}
+
+
+def _fabric_health(gpu):
+    """The fabric's own health summary (R570+ drivers), wherever a GPU reports one."""
+    health = gpu.get("fabric_health") or {}
+    bad, passing = [], []
+    for key, values in FABRIC_UNHEALTHY.items():
+        if (health.get(key) or "").lower() in values:
+            bad.append("%s %s" % (FABRIC_WORDS[key], health[key]))
+    if health.get("route_unhealthy"):
+        bad.append("a route is unhealthy")
+    if health.get("incorrect_configuration"):
+        bad.append("incorrect configuration: %s" % health["incorrect_configuration"])
+    for key, values in FABRIC_LIMITED.items():
+        if (health.get(key) or "").lower() in values:
+            passing.append("%s %s" % (FABRIC_WORDS[key], health[key]))
+    if health.get("route_recovery_in_progress"):
+        passing.append("route recovery in progress")
+    if health.get("access_timeout_recovery"):
+        passing.append("recovering from an access timeout")
+    if bad:
+        return [finding(_label(gpu), "fail", "NVLink fabric %s: multi-node NVLink traffic of this GPU is at risk"
+                        % "; ".join(bad + passing), "reboot", ["reboot"])]
+    if passing:
+        return [finding(_label(gpu), "warn", "NVLink fabric %s: look again before acting" % "; ".join(passing),
+                        "rerun")]
+    return []
 
 
 def _fabric(gpu):
@@ -291,6 +351,8 @@ def judge(expected, ev):
     if ev.get("smi_error"):
         # the driver is loaded and nvidia-smi is there: a GPU that does not answer makes it fail
         out.append(finding("nvidia-smi", "fail", ev["smi_error"], "reboot", ["reboot"]))
+    elif ev.get("smi_unreadable"):
+        out.append(finding("nvidia-smi", "warn", "could not read: %s" % ev["smi_unreadable"], "rerun"))
     gpus = ev.get("smi") or []
     if ev.get("pci_error"):
         out.append(could_not_run("PCI bus", ev["pci_error"]))
@@ -299,6 +361,7 @@ def judge(expected, ev):
     if ev.get("kernel_log_error"):
         out.append(could_not_run("kernel log", ev["kernel_log_error"]))
     out.extend(_xids(groups, gpus))
+    out.extend(_sxids(ev.get("kernel_log")))
     for gpu in gpus:
         out.extend(_memory(gpu))
         out.extend(_pcie(gpu))
@@ -315,6 +378,7 @@ def judge(expected, ev):
                                "initialisation", "rerun", phase="host"))
         if expected.get("fabric"):
             out.extend(_fabric(gpu))
+        out.extend(_fabric_health(gpu))
     out.extend(_nvlink(expected, ev, gpus))
     if expected.get("fabric_manager"):
         if ev.get("fabric_manager_error"):

@@ -22,18 +22,28 @@ import xml.etree.ElementTree as ET
 FIELDS = ("index", "pci_bus_id", "product_name", "uuid", "ecc_volatile_uncorrectable", "remapped_rows_pending",
           "remapped_rows_failure", "retired_pages_pending", "pcie_gen_current", "pcie_gen_max",
           "pcie_width_current", "pcie_width_max", "clock_event_reasons_active", "persistence_mode",
-          "fabric_state", "fabric_status", "fabric_clique_id", "fabric_cluster_uuid", "performance_state",
-          "recovery_action", "processes")
+          "fabric_state", "fabric_status", "fabric_clique_id", "fabric_cluster_uuid", "fabric_health",
+          "performance_state", "recovery_action", "processes")
 
 _MISSING = ("", "n/a", "[n/a]", "not supported", "[not supported]", "unknown error", "[unknown error]")
 _DOCTYPE = re.compile(r"<!DOCTYPE[^>]*>", re.IGNORECASE)
 # "Link 3: 26.562 GB/s" or "Link 3: <inactive>"
 _LINK = re.compile(r"^\s*Link\s+(\d+):\s*(.*?)\s*$")
+# [domain:]bus:device[.function] at the end of the text
+_BUS = re.compile(r"(?:^|[^0-9a-fA-F])(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})(?:\.[0-7])?$")
 _GPU_HEAD = re.compile(r"^GPU\s+(\d+):")
+# NVML's line under a GPU whose links are all down: "Unable to retrieve NVLink information as all links are inActive"
+_ALL_INACTIVE = re.compile(r"all links are inactive", re.IGNORECASE)
 
 
 class ParseError(ValueError):
-    """Text that is not what the tool prints; one line saying why."""
+    """Text that is not what the tool prints; one line saying why. ``gpus`` holds the records of the GPUs
+    that were complete before the text stopped being readable (output cut when the tool was killed or
+    the driver hung), so that those can still be judged."""
+
+    def __init__(self, message, gpus=None):
+        super(ParseError, self).__init__(message)
+        self.gpus = gpus or []
 
 
 def _text(node, path):
@@ -66,14 +76,15 @@ def _flag(value):
 def bus_key(bus_id):
     """A PCI address as '0000:06:00' (domain, bus, device): the form kernel Xid lines use.
 
-    nvidia-smi prints '00000000:06:00.0' (an 8-digit domain), sysfs '0000:06:00.0', NVRM 'PCI:0000:06:00'.
+    nvidia-smi prints '00000000:06:00.0' (an 8-digit domain), sysfs '0000:06:00.0', NVRM 'PCI:0000:06:00';
+    older drivers and systems print no domain ('PCI:06:00'), which is domain 0000.
     """
     if not bus_id:
         return None
-    match = re.search(r"([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})", bus_id)
+    match = _BUS.search(re.sub(r"(?i)PCI:", " ", bus_id).strip().rstrip(":."))
     if not match:
         return None
-    return ("%s:%s:%s" % (match.group(1)[-4:], match.group(2), match.group(3))).lower()
+    return ("%s:%s:%s" % ((match.group(1) or "0000")[-4:], match.group(2), match.group(3))).lower()
 
 
 def _ecc_uncorrectable(gpu):
@@ -123,6 +134,19 @@ def _processes(gpu):
             for info in block.findall("process_info")]
 
 
+def _fabric_health(gpu):
+    """<fabric><health> (drivers from R570, GB200 and later): None when the GPU reports none of it."""
+    health = gpu.find("fabric/health")
+    if health is None:
+        return None
+    out = {"summary": _text(health, "summary"), "bandwidth": _text(health, "bandwidth")}
+    for name in ("route_recovery_in_progress", "route_unhealthy", "access_timeout_recovery"):
+        out[name] = _flag(_text(health, name))
+    wrong = _text(health, "incorrect_configuration")
+    out["incorrect_configuration"] = None if (wrong or "").lower() == "none" else wrong
+    return out if any(value is not None for value in out.values()) else None
+
+
 def _record(index, gpu):
     link = gpu.find("pci/pci_gpu_link_info")
     return {
@@ -144,6 +168,7 @@ def _record(index, gpu):
         "fabric_status": _text(gpu, "fabric/status"),
         "fabric_clique_id": _text(gpu, "fabric/cliqueId"),
         "fabric_cluster_uuid": _text(gpu, "fabric/clusterUuid"),
+        "fabric_health": _fabric_health(gpu),
         "performance_state": _text(gpu, "performance_state"),
         "recovery_action": _text(gpu, "gpu_recovery_action"),
         "processes": _processes(gpu),
@@ -151,19 +176,42 @@ def _record(index, gpu):
 
 
 def parse(text):
-    """``nvidia-smi -q -x`` output -> [record] in the order nvidia-smi lists the GPUs (its index order)."""
+    """``nvidia-smi -q -x`` output -> [record] in the order nvidia-smi lists the GPUs (its index order).
+
+    Read as a stream, so that output cut part way (the tool killed, a GPU that stopped answering) raises
+    ParseError with the GPUs that were complete before the cut: a cut is "could not read", never a lost GPU.
+    """
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     if not isinstance(text, str) or not text.strip():
-        raise ParseError("no nvidia-smi output to read")
-    # the DTD is named, never fetched; drop it so no parser tries
+        raise ParseError("nvidia-smi -q -x printed nothing")
+    parser = ET.XMLPullParser(events=("start", "end"))
+    state = {"depth": 0, "root": None}
+    gpus = []
+
+    def take():
+        for event, elem in parser.read_events():
+            if event == "start":
+                state["depth"] += 1
+                state["root"] = state["root"] or elem.tag
+                continue
+            if state["depth"] == 2 and elem.tag == "gpu":
+                gpus.append(_record(len(gpus), elem))
+            state["depth"] -= 1
+
     try:
-        root = ET.fromstring(_DOCTYPE.sub("", text, count=1).encode("utf-8"))
+        # the DTD is named, never fetched; drop it so no parser tries
+        parser.feed(_DOCTYPE.sub("", text, count=1))
+        take()
+        parser.close()
+        take()
     except ET.ParseError as exc:
+        if state["root"] == "nvidia_smi_log":
+            raise ParseError("nvidia-smi -q -x output is cut after %d GPU(s) (%s)" % (len(gpus), exc), gpus)
         raise ParseError("nvidia-smi -q -x output is not XML (%s)" % exc)
-    if root.tag != "nvidia_smi_log":
-        raise ParseError("nvidia-smi -q -x output has no nvidia_smi_log element (found %s)" % root.tag)
-    return [_record(index, gpu) for index, gpu in enumerate(root.findall("gpu"))]
+    if state["root"] != "nvidia_smi_log":
+        raise ParseError("nvidia-smi -q -x output has no nvidia_smi_log element (found %s)" % state["root"])
+    return gpus
 
 
 def driver_version(text):
@@ -175,7 +223,9 @@ def driver_version(text):
 def parse_nvlink_status(text):
     """``nvidia-smi nvlink -s`` -> {gpu index: {"links": n, "inactive": [link, ...]}}.
 
-    A GPU with no NVLink prints no link lines, and so has no entry.
+    A GPU with no NVLink prints no link lines, and so has no entry. A GPU whose every link is down
+    prints NVML's "all links are inActive" line instead of its links: {"links": 0, "inactive": [],
+    "all_inactive": True}.
     """
     out = {}
     gpu = None
@@ -183,6 +233,9 @@ def parse_nvlink_status(text):
         head = _GPU_HEAD.match(line)
         if head:
             gpu = int(head.group(1))
+            continue
+        if gpu is not None and _ALL_INACTIVE.search(line):
+            out[gpu] = {"links": 0, "inactive": [], "all_inactive": True}
             continue
         link = _LINK.match(line)
         if link and gpu is not None:

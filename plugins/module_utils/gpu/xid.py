@@ -8,7 +8,8 @@ The NVIDIA driver logs a GPU fault as one line:
 Several lines for one fault are common (Xid 13 comes in threes, 45 follows
 earlier Xids), so events are counted per GPU and Xid. A GPU can also fall off
 the bus with no Xid line (``NVRM: GPU 0000:9b:00.0: GPU has fallen off the bus``):
-:func:`fallen_off` finds those.
+:func:`fallen_off` finds those. The NVSwitches of an HGX board log their own errors as SXid
+lines (:func:`sxid_events`), fatal or not as the line says.
 
 Plain Python with no ansible import: the node health agent runs it on the node.
 """
@@ -28,6 +29,10 @@ _NAME = re.compile(r"^name=([^,]*)\s*(?:,\s*)?")
 _FALLEN = re.compile(r"NVRM: GPU (?:at PCI:)?([0-9a-fA-F:.]+):? GPU has fallen off the bus", re.IGNORECASE)
 # the driver's longer report spans lines: "NVRM: The NVIDIA GPU 0000:b3:00.0" ... "fallen off the bus"
 _THE_GPU = re.compile(r"NVRM: The NVIDIA GPU ([0-9a-fA-F:.]+)")
+# the NVSwitch driver's error line: "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 ..."
+_SXID = re.compile(r"(nvidia-nvswitch\d+): SXid \((?:PCI:)?([0-9a-fA-F:.]+)\):\s*(\d+)\s*(?:,\s*(.*))?$")
+_SEVERITY_WORD = re.compile(r"^(Fatal|Non-?fatal)\b\s*,?\s*", re.IGNORECASE)
+_LINK_NUMBER = re.compile(r"\bLink\s+(\d+)\b")
 # A pid field is a number, or '<unknown>' when the fault has no process
 _UNKNOWN_PID = ("<unknown>", "", "unknown")
 
@@ -84,6 +89,42 @@ def fallen_off(text):
             if key and key not in seen:
                 seen.append(key)
     return seen
+
+
+def sxid_events(text):
+    """NVSwitch SXid lines of the kernel log -> [{switch, pci_bus_id, sxid, fatal, links, message}] in log order.
+
+    ``nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 LTSSM Fault Up``: fatal is True or
+    False where the line says "Fatal" or "Non-fatal", None on the continuation lines of the same error
+    ("Severity 1 Engine instance ...", "Data {...}"); links are the link numbers the line names.
+    """
+    out = []
+    for line in (text or "").splitlines():
+        match = _SXID.search(line)
+        if not match:
+            continue
+        rest = (match.group(4) or "").strip()
+        word = _SEVERITY_WORD.match(rest)
+        fatal = None
+        if word:
+            fatal = not word.group(1).lower().startswith("non")
+            rest = rest[word.end():]
+        out.append({"switch": match.group(1), "pci_bus_id": bus_key(match.group(2)) or match.group(2).lower(),
+                    "sxid": int(match.group(3)), "fatal": fatal,
+                    "links": [int(n) for n in _LINK_NUMBER.findall(rest)], "message": rest.strip()})
+    return out
+
+
+def grouped_sxids(found):
+    """SXid events -> [((pci_bus_id, sxid), [events])], one group per NVSwitch and SXid, in first-seen order."""
+    groups, order = {}, []
+    for event in found:
+        key = (event["pci_bus_id"], event["sxid"])
+        if key not in groups:
+            order.append(key)
+            groups[key] = []
+        groups[key].append(event)
+    return [(key, groups[key]) for key in order]
 
 
 def describe(number, message=""):

@@ -224,9 +224,11 @@ def test_the_judge_on_the_real_capture_says_what_the_module_said_on_that_machine
     assert health.judge(health.expected_for(families.FAMILIES["a3-high"]["gpu"]), ev) == recorded["findings"]
     # the module ran on a second machine of the same kind: another GPU, the same readings
     same = [dict(g, uuid=None) for g in recorded["gpus"]]
-    # the recording predates the process list, which reads empty on that idle GPU
+    # the recording predates the process list, which reads empty on that idle GPU, and the fabric
+    # health, which an H100 outside any NVLink domain does not report
     parsed = [dict(g, uuid=None) for g in nvidia_smi.parse(xml)]
     assert [g.pop("processes") for g in parsed] == [[]]
+    assert [g.pop("fabric_health") for g in parsed] == [None]
     assert same == parsed
 
 

@@ -77,7 +77,7 @@ def test_faults_in_a_real_capture():
 
 
 @pytest.mark.parametrize("text,why", [
-    ("", "no nvidia-smi output"),
+    ("", "printed nothing"),
     ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.", "not XML"),
     ("<?xml version='1.0'?><other/>", "no nvidia_smi_log"),
 ])

@@ -492,3 +492,14 @@ def test_nic_findings_are_the_agents_for_the_same_interfaces():
     assert found == agent and len(found) == 3
     # a NIC no interface matched is named as the inventory names it
     assert found[2] == ("nic", "gpu2", "no interface with MAC 42:01:0a:03:00:01")
+
+
+def test_too_few_passing_nodes_are_counted_from_the_node_checks():
+    # the role fills the group the NCCL tests run on only when enough nodes passed: with one of two
+    # passing, the tests get no node at all, and the line must still count the one that passed
+    n1_fails = [{"host": "n1", "component": "nic", "subject": "eth1", "severity": "fail", "cause": "down",
+                 "repair": None}]
+    found = diagnose.all_findings(n1_fails, {}, [], ["n0", "n1"], REPAIRS)
+    assert found[-1]["cause"].startswith("not run: 1 of 2 node(s) passed the node checks (n0);")
+    none = diagnose.all_findings(n1_fails + [dict(n1_fails[0], host="n0")], {}, [], ["n0", "n1"], REPAIRS)
+    assert none[-1]["cause"].startswith("not run: 0 of 2 node(s) passed the node checks (none);")
