@@ -19,18 +19,18 @@ class _Lazy(object):
     loading its filter files in name order, so every worker that looks up a later filter (family_profile)
     loads this file first: the diagnosis code (tens of ms to import) waits until a diagnose filter runs."""
 
-    def __init__(self, name):
-        self._name = name
+    def __init__(self, name, package="diagnose"):
+        self._name = "ansible_collections.gpudirect.gcp.plugins.plugin_utils.%s.%s" % (package, name)
 
     def __getattr__(self, attr):
-        module = importlib.import_module("ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose." + self._name)
-        return getattr(module, attr)
+        return getattr(importlib.import_module(self._name), attr)
 
 
 diagnose = _Lazy("diagnose")
 diagnose_evidence = _Lazy("diagnose_evidence")
 diagnose_busy_utils = _Lazy("diagnose_busy")
 findings = _Lazy("findings")
+qualification = _Lazy("qualification", "plays")
 
 
 def _repairs(zones, playbook, repair_args, pairs=None, awx=None):
@@ -49,7 +49,7 @@ def _hosts(hosts, name):
 
 
 def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pinned=None, max_restarts=0,
-                           repair_awx=None):
+                           repair_awx=None, strict_versions=False):
     if not isinstance(evidence, dict):
         raise AnsibleFilterError("_diagnose_node_findings: expects {host: diagnose_evidence}, got %s"
                                  % type(evidence).__name__)
@@ -60,7 +60,7 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
         pairs = dict((h, (evidence.get(h) or {}).get("versions") or {}) for h in hosts)
         out = diagnose.node_findings(evidence, hosts, _repairs(zones, playbook, repair_args, pairs, repair_awx),
                                      pinned=pinned or {},
-                                     max_restarts=int(max_restarts))
+                                     max_restarts=int(max_restarts), strict_versions=bool(strict_versions))
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise AnsibleFilterError("_diagnose_node_findings: malformed evidence: %s" % exc)
     # node output (log lines, file contents) must never be templated again
@@ -103,7 +103,10 @@ def diagnose_faulty_hosts(items):
 
 
 def diagnose_summary(items, hosts):
-    return findings.summary(items or [], _hosts(hosts, "_diagnose_summary"))
+    out = findings.summary(items or [], _hosts(hosts, "_diagnose_summary"))
+    # how current the version table the qualification findings came from is
+    out["version_table"] = qualification.table_age()
+    return out
 
 
 class FilterModule(object):

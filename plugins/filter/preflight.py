@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The preflight role's cross-node comparison (one line per fact the nodes do not share), and the check every
-entry playbook makes first: that the run has nodes to act on."""
+"""The preflight role's cross-node comparison (one line per fact the nodes do not share), the nodes outside
+what their plugin release was qualified with, and the check every entry playbook makes first: that the run
+has nodes to act on."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,6 +12,8 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible.module_utils.six.moves.collections_abc import Mapping
+
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import qualification
 
 
 def _mismatch(label, nodes, values):
@@ -88,6 +91,24 @@ def prerequisite_problems(nodes, problems, shown=8):
     return out
 
 
+def version_qualification(nodes, families, versions, plugin_version=None, shown=8):
+    """One line per way the nodes' driver, CUDA or NCCL is outside what their plugin release was qualified
+    with (plays.qualification), with the nodes it holds for: the first few named, the rest counted.
+
+    families and versions hold one entry per node (gpu_family, and gpu_versions_info's versions); a node
+    without an installed plugin is judged against plugin_version, the release this run installs."""
+    nodes = list(nodes or [])
+    families, versions = list(families or []), list(versions or [])
+    if not len(families) == len(versions) == len(nodes):
+        raise AnsibleFilterError("_version_qualification: %d node(s), %d family(ies), %d version record(s)"
+                                 % (len(nodes), len(families), len(versions)))
+    per_node = [["%s: %s" % (item["component"], item["cause"])
+                 for item in qualification.check(family, ver if isinstance(ver, Mapping) else {},
+                                                 plugin_version=plugin_version or None)]
+                for family, ver in zip(families, versions)]
+    return prerequisite_problems(nodes, per_node, shown=shown)
+
+
 def _names(hosts, shown=8):
     hosts = list(hosts)
     return ", ".join(hosts[:shown]) + (" and %d more" % (len(hosts) - shown) if len(hosts) > shown else "")
@@ -123,4 +144,4 @@ def targets_problem(matched, pattern, sources=None, expected=0, allow_empty=Fals
 class FilterModule(object):
     def filters(self):
         return {"_cluster_mismatches": cluster_mismatches, "_prerequisite_problems": prerequisite_problems,
-                "_targets_problem": targets_problem}
+                "_targets_problem": targets_problem, "_version_qualification": version_qualification}

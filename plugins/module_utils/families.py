@@ -22,7 +22,8 @@ Source keys used in the comments (in brackets, and first in each "source" value)
   CHS  GoogleCloudPlatform/cluster-health-scanner (per-machine thresholds)
   RMB  GoogleCloudPlatform/ramble nccl-tests application (the defaults CT's A4/A4X scripts run)
   TRX  google/tcpgpudmarxd (RxDM source: presets, a3vm configurator)
-  TPI  google/nccl-plugin-gpudirecttcpx and nccl-plugin-gpudirect-tcpxo (installer container_entry.sh)
+  TPI  google/nccl-plugin-gpudirecttcpx and nccl-plugin-gpudirect-tcpxo (installer container_entry.sh;
+       its README and release log: the driver, CUDA and NCCL each release was qualified with)
   AIHT Google doc "AI Hypercomputer terminology" (sub-block, NVLink domain)
   GIBD gIB diagnostic image Dockerfiles (nccl-plugin-gib-diagnostic, copies in the code index)
   GKER Google doc for Ray on GKE with H200 (tuner file for H200)
@@ -63,9 +64,11 @@ _REGISTRY = "us-docker.pkg.dev/gce-ai-infra"
 # --- shared pieces (referenced, not copied, by several families) ----------
 
 
-def _pair(rxdm, plugin, source, date, nccl=None):
-    """A plugin/RxDM pair; nccl: the NCCL release the plugin's installer brings, None where unpublished."""
-    return {"rxdm": rxdm, "plugin": plugin, "nccl": nccl, "source": source, "date": date}
+def _pair(rxdm, plugin, source, date, nccl=None, driver=None, cuda=None):
+    """A plugin/RxDM pair and what its plugin release was qualified with: nccl (the NCCL release its
+    installer brings), driver and cuda; None where unpublished."""
+    return {"rxdm": rxdm, "plugin": plugin, "nccl": nccl, "driver": driver, "cuda": cuda, "source": source,
+            "date": date}
 
 
 _TCPX_RXDM = {
@@ -151,8 +154,12 @@ _TCPXO_RXDM = {
     # v1.0.22/v1.0.16 is the April 2026 release [CEA PR 616, folded into the
     # release PR that followed it]; the rest as the sources pin them.
     "pairs": [
-        _pair("v1.0.23", "v1.0.17", "CEA PR 626; SG receive-data-path-manager-mega", "2026-07"),
-        _pair("v1.0.22", "v1.0.16", "CEA PR 616 (April 30, 2026 release)", "2026-04-30"),
+        # qualified with NCCL 2.28.7-1, driver 595.71.05 and CUDA 13.2 [TPI README and release log]
+        _pair("v1.0.23", "v1.0.17", "CEA PR 626; SG receive-data-path-manager-mega; TPI README", "2026-07",
+              nccl="2.28.7", driver="595.71.05", cuda="13.2"),
+        # driver 580.65.06 and CUDA 12.8 [TPI release log]; its NCCL is not published
+        _pair("v1.0.22", "v1.0.16", "CEA PR 616 (April 30, 2026 release); TPI release log", "2026-04-30",
+              driver="580.65.06", cuda="12.8"),
         # CEA README lists NCCL per installer up to v1.0.15; later ones are not published
         _pair("v1.0.21", "v1.0.15", "CEA README (January 2026 release)", "2026-01", nccl="2.28.7"),
         _pair("v1.0.20", "v1.0.14", "CT gpu_direct.tf", "2025"),
@@ -776,11 +783,30 @@ def plugin_nccl_version(name, plugin_version=None):
 
     TCPX/TCPXO: per qualified pair, an unlisted plugin version has none; gIB: the pinned libnccl2.
     """
+    qualified = plugin_qualification(name, plugin_version)
+    return qualified["nccl"] if qualified else None
+
+
+def plugin_qualification(name, plugin_version=None):
+    """What a plugin release was qualified with (default: the table's plugin): {plugin, nccl, driver, cuda,
+    source, date}, each None where unpublished; None for a TCPX/TCPXO release the table does not list.
+    gIB: the pinned libnccl2 only."""
     fam = FAMILIES[name]
     if not fam["rxdm"]:
-        return fam["plugin"].get("nccl_version")
+        return {"plugin": fam["plugin"]["version"], "nccl": fam["plugin"].get("nccl_version"), "driver": None,
+                "cuda": None, "source": fam["plugin"].get("source"), "date": None}
     version = plugin_version or fam["plugin"]["version"]
-    return next((p["nccl"] for p in fam["rxdm"]["pairs"] if p["plugin"] == version), None)
+    pair = next((p for p in fam["rxdm"]["pairs"] if p["plugin"] == version), None)
+    if pair is None:
+        return None
+    return dict((key, pair[key]) for key in ("plugin", "nccl", "driver", "cuda", "source", "date"))
+
+
+def newest_source_date():
+    """The newest date among the qualified pairs of every family ('2026-07'): how current the table is."""
+    dates = [p["date"] for fam in FAMILIES.values() for p in ((fam.get("rxdm") or {}).get("pairs") or [])
+             if p.get("date")]
+    return max(dates) if dates else None
 
 
 def _pair_text(pair):

@@ -16,7 +16,7 @@ author:
 description:
   - Reads every version from files only, so it changes nothing and does the same in check mode. A component
     that is not there, or whose file says nothing usable, is null.
-  - The kernel from C(/proc/sys/kernel/osrelease), the driver from C(/sys/module/nvidia/version), CUDA from
+  - The kernel from C(/proc/sys/kernel/osrelease), the driver from C(module/nvidia/version) under O(sys_dir), CUDA from
     C(/usr/local/cuda/version.json), NCCL from the C(libnccl.so.2.*) files in O(lib_dirs), the plugin from the tag
     in its install record, RxDM from the image tag or digest in its systemd unit.
 options:
@@ -36,6 +36,12 @@ options:
     description: RxDM's image (its last path element is looked for in the unit).
     type: str
     default: ""
+  sys_dir:
+    description: Where sysfs is; the driver's version is C(module/nvidia/version) under it. Only a test bed
+      without GPUs points it elsewhere.
+    type: path
+    default: /sys
+    version_added: 1.1.0
 extends_documentation_fragment:
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
@@ -78,12 +84,13 @@ def main():
         plugin_record=dict(type="path", required=True),
         rxdm_unit=dict(type="path"),
         rxdm_image=dict(type="str", default=""),
+        sys_dir=dict(type="path", default="/sys"),
     ))
     p = gm.params
     unit = read_or_none(p["rxdm_unit"]) if p["rxdm_unit"] else None
     gm.exit(changed=False, versions={
         "kernel": logic.first_line(read_or_none(logic.KERNEL_FILE)),
-        "driver": logic.first_line(read_or_none(logic.DRIVER_FILE)),
+        "driver": logic.first_line(read_or_none(logic.driver_file(p["sys_dir"]))),
         "cuda": logic.cuda(read_or_none(logic.CUDA_FILE)),
         "nccl": logic.nccl(logic.nccl_names(p["lib_dirs"])),
         "plugin": logic.plugin(read_or_none(p["plugin_record"])),

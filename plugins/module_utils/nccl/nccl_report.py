@@ -358,6 +358,12 @@ def to_html(report):
                  "<p>Run %s: %d node(s) diagnosed, the NCCL tests ran on %d.</p>"
                  % (esc(report.get("run_id")), len(report.get("diagnosed_hosts") or []),
                     len(report.get("nodes") or []))]
+        table = diagnosis.get("version_table") or {}
+        if table.get("newest_source"):
+            parts.append("<p>Driver, CUDA and NCCL are judged against the family table's qualified pairs; its "
+                         "newest source is from %s%s.</p>" % (
+                             esc(table["newest_source"]), "" if table.get("age_days") is None
+                             else " (%s days before this report)" % esc(table["age_days"])))
         parts.append(findings_report.html_section(report.get("findings") or [], report.get("diagnosed_hosts")))
         if report.get("runs"):
             parts.append("<h2>NCCL tests: <span style=\"color:%s\">%s</span></h2>" % (

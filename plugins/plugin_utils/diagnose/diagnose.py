@@ -22,8 +22,9 @@ def _reached(ev):
     return bool(ev) and bool((ev.get("reach") or {}).get("ok"))
 
 
-def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0):
-    """evidence: {host: diagnose_evidence}; hosts: every node of the run."""
+def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0, strict_versions=False):
+    """evidence: {host: diagnose_evidence}; hosts: every node of the run; strict_versions: a node outside what
+    its plugin was qualified with fails instead of warning."""
     out = []
     reached = []
     for host in hosts:
@@ -58,7 +59,7 @@ def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0):
         out.extend(node_checks.gpu(host, ev, repairs) + plugin + rxdm + profile + node_checks.devices(host, ev, repairs)
                    + node_checks.topology(host, ev) + node_checks.maintenance(host, ev, repairs)
                    + node_checks.passed_on(host, ev, repairs)
-                   + ([] if plugin else node_checks.nccl_qualified(host, ev, repairs)))
+                   + ([] if plugin else node_checks.qualified(host, ev, repairs, strict=strict_versions)))
         # a node that runs a job (or cannot be shown idle) is named and kept out of the NCCL tests
         if ev.get("busy") is not None:
             out.extend(diagnose_busy.findings({host: ev["busy"]}, [host], test_busy=ev.get("test_busy", False)))

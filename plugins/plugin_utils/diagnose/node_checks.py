@@ -23,6 +23,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env
 from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings.finding import rung_order
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import REPAIR_TAGS, finding
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import qualification
 
 _NAMES_IFACE = re.compile(r"names interface (\S+?),")
 _NIC_GONE = ("no such interface", "no interface with MAC")
@@ -188,23 +189,14 @@ def gpu(host, ev, repairs):
     return out
 
 
-def nccl_qualified(host, ev, repairs):
-    """A warning when none of the NCCL libraries jobs can load on the node is the release the installed
-    plugin was qualified with (where the family table publishes it and the node shows its NCCL)."""
-    versions = ev.get("versions") or {}
-    family, plugin_version, seen = ev.get("family"), versions.get("plugin"), versions.get("nccl")
-    if family not in families.FAMILIES or not plugin_version or not seen:
-        return []
-    qualified = families.plugin_nccl_version(family, plugin_version)
-    if not qualified:
-        return []
-    found = [v.strip() for v in str(seen).split(",") if v.strip()]
-    if any(v == qualified or v.startswith(qualified + ".") or qualified.startswith(v + ".") for v in found):
-        return []
-    return [finding(host, "host", "NCCL", "warn",
-                    "jobs can load NCCL %s, but plugin %s was qualified with NCCL %s: a job runs an unqualified "
-                    "pair unless it brings NCCL %s itself" % (", ".join(found), plugin_version, qualified, qualified),
-                    repairs.role(host, "nccl_plugin"))]
+def qualified(host, ev, repairs, strict=False):
+    """The node's driver, CUDA and NCCL against what its installed plugin was qualified with
+    (plays.qualification): a warning each, a failure under strict versions."""
+    out = []
+    for item in qualification.check(ev.get("family"), ev.get("versions") or {}, strict=strict):
+        repair = repairs.role(host, "nccl_plugin") if item["component"] == "NCCL" else None
+        out.append(finding(host, "host", item["component"], item["severity"], item["cause"], repair))
+    return out
 
 
 def guest_os(host, ev):

@@ -21,8 +21,9 @@ STANDIN_SYSFS = "/var/lib/gpudirect-standin/sysfs"
 STANDIN_PROC_DEVICES = "/var/lib/gpudirect-standin/proc-devices"
 # the major it gives IMEX channel devices (the GPU stand-in reads it there too)
 IMEX_CHANNEL_MAJOR = 237
-# what /sys/module/nvidia/version would say (a stand-in file: the sandbox has no driver)
-STANDIN_DRIVER_VERSION = "570.172.08"
+# what /sys/module/nvidia/version would say (a stand-in file: the sandbox has no driver): the driver the
+# family table's default TCPXO plugin was qualified with, so that a healthy sandbox is inside it
+STANDIN_DRIVER_VERSION = layout.families().plugin_qualification("a3-mega")["driver"]
 LIBCUDA_TEXT = "STAND-IN libcuda.so.1: the sandbox has no NVIDIA driver; this file only marks where the driver is\n"
 # What `--gpus` needs on an Ubuntu image; the node's docker command checks for it
 TOOLKIT_HOOK = "usr/bin/nvidia-container-runtime-hook"

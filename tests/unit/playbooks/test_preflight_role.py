@@ -215,3 +215,27 @@ def test_a_user_who_cannot_become_root_is_one_line_before_anything_else(tmp_path
     assert ("n0: sudo: the SSH user (uid 1000) cannot become root without a password (sudo: a password is "
             "required); grant it passwordless sudo") in out
     assert "Read the node's facts" not in out
+
+
+def test_a_driver_older_than_the_pairs_qualified_one_is_a_warning_or_refused_when_strict(tmp_path):
+    """The default TCPXO plugin was qualified with driver 595.71.05 (the family table); these nodes' stand-in
+    sysfs says 570.172.08."""
+    driver = tmp_path / "sys" / "module" / "nvidia"
+    driver.mkdir(parents=True)
+    (driver / "version").write_text("570.172.08\n")
+    hosts = {"n0": node(), "n1": node()}
+    settings = {"gpudirect_gpu_sys_dir": str(tmp_path / "sys")}
+    rc, out = run(tmp_path, hosts, settings)
+    assert rc == 0, out
+    line = ("driver: driver 570.172.08 is older than driver 595.71.05, which plugin v1.0.17 was qualified with "
+            "[CEA PR 626; SG receive-data-path-manager-mega; TPI README] (2 of 2 node(s): n0, n1)")
+    assert "preflight warning: version qualification" in out and line in out
+    rc, out = run(tmp_path, hosts, dict(settings, gpudirect_strict_versions=True))
+    assert rc == 2, out
+    assert "preflight: " + line in out
+    # judged against the release this run installs, where the node has none: v1.0.16 was qualified with
+    # 580.65.06, and v1.0.15's driver is not published (nothing to compare)
+    rc, out = run(tmp_path, hosts, dict(settings, gpudirect_strict_versions=True, nccl_plugin_version="v1.0.16"))
+    assert rc == 2 and "older than driver 580.65.06, which plugin v1.0.16" in out, out
+    rc, out = run(tmp_path, hosts, dict(settings, gpudirect_strict_versions=True, nccl_plugin_version="v1.0.15"))
+    assert rc == 0 and "version qualification" not in out, out

@@ -49,7 +49,16 @@ IMEX_STATUS = "/run/gpudirect-standin-imex.json"
 PROC_DEVICES = "/var/lib/gpudirect-standin/proc-devices"
 MODPROBE_DIR = "/etc/modprobe.d"
 STATE = "/var/lib/gpudirect-standin/gpu/state.json"
-DRIVER = "570.172.08"
+# the driver version the sandbox wrote for the stand-in sysfs (what nvidia-smi and dcgmi report)
+DRIVER_FILE = "/var/lib/gpudirect-standin/nvidia_version"
+def driver():
+    try:
+        with open(DRIVER_FILE) as fh:
+            return fh.read().strip() or "unknown"
+    except (IOError, OSError):
+        return "unknown"
+
+
 XID_TEXT = {79: "GPU has fallen off the bus.", 48: "An uncorrectable double bit error (DBE) has been detected "
             "on GPU in the framebuffer at partition 0, subpartition 0.", 63: "Row Remapper: New row marked for "
             "remapping, reset gpu to activate.", 64: "Row Remapper: Failed to remap row.", 74: "NVLink: fatal "
@@ -525,7 +534,7 @@ def dcgmi(argv):
                                                         gpu["index"], "a pending row remap" if gpu["remap_pending"]
                                                         else "%d uncorrectable ECC error(s)" % gpu["ecc"])}])
         memory.append(result)
-    doc = {"version": "3.3.9 (STAND-IN)", "Driver Version Detected": DRIVER,
+    doc = {"version": "3.3.9 (STAND-IN)", "Driver Version Detected": driver(),
            "DCGM Diagnostic": {"test_categories": [
                {"category": "Deployment", "tests": [{"name": "Denylist", "results": [{"status": "Pass"}]}]},
                {"category": "Hardware", "tests": [{"name": "GPU Memory", "results": memory}]}]}}
@@ -538,7 +547,7 @@ def smi_xml(state):
     gpus = [g for g in state["gpus"] if g["present"]]
     out = ['<?xml version="1.0" ?>', '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">',
            "<!-- STAND-IN nvidia-smi (sandbox): no GPU behind this output -->", "<nvidia_smi_log>",
-           "\t<driver_version>%s</driver_version>" % DRIVER, "\t<cuda_version>12.8</cuda_version>",
+           "\t<driver_version>%s</driver_version>" % driver(), "\t<cuda_version>12.8</cuda_version>",
            "\t<attached_gpus>%d</attached_gpus>" % len(gpus)]
     rxdm = _rxdm_processes()
     for gpu in gpus:

@@ -86,3 +86,18 @@ def test_enough_nodes_and_a_bad_expected_count():
     assert TARGETS(["n0", "n1"], "gpu_nodes", expected=2) == ""
     with pytest.raises(AnsibleFilterError, match="preflight_expected_nodes must be a whole number"):
         TARGETS(["n0"], "gpu_nodes", expected="many")
+
+
+QUALIFICATION = FilterModule().filters()["_version_qualification"]
+
+
+def test_nodes_outside_their_pairs_qualification_are_one_line_per_fact():
+    old = {"driver": "580.65.06", "plugin": "v1.0.17"}
+    good = {"driver": "595.71.05", "plugin": "v1.0.17"}
+    lines = QUALIFICATION(NODES, ["a3-mega"] * 3, [old, good, old])
+    assert len(lines) == 1 and lines[0].startswith("driver: driver 580.65.06 is older than driver 595.71.05")
+    assert lines[0].endswith("(2 of 3 node(s): n0, n2)")
+    # a node without a plugin yet is judged against the release the run installs
+    assert QUALIFICATION(["n0"], ["a3-mega"], [{"driver": "580.65.06"}], plugin_version="v1.0.15") == []
+    with pytest.raises(AnsibleFilterError, match="3 node"):
+        QUALIFICATION(NODES, ["a3-mega"], [old])

@@ -20,14 +20,20 @@ def test_reads_each_component_and_nulls_the_missing(tmp_path, capsys, monkeypatc
     (tmp_path / "record").write_text('{"tag": "v1.0.15"}')
     (tmp_path / "rxdm.service").write_text("ExecStart=/usr/bin/docker run example/tcpgpudmarxd-dev:v1.0.21\n")
     monkeypatch.setattr(versions, "KERNEL_FILE", str(tmp_path / "osrelease"))
-    monkeypatch.setattr(versions, "DRIVER_FILE", str(tmp_path / "no-driver"))
     monkeypatch.setattr(versions, "CUDA_FILE", str(tmp_path / "version.json"))
     out = run_module(gpu_versions_info, {"lib_dirs": [str(lib), str(tmp_path / "none")],
                                          "plugin_record": str(tmp_path / "record"),
                                          "rxdm_unit": str(tmp_path / "rxdm.service"),
-                                         "rxdm_image": "example/tcpgpudmarxd-dev"}, capsys, check_mode=True)
+                                         "rxdm_image": "example/tcpgpudmarxd-dev",
+                                         "sys_dir": str(tmp_path / "no-sys")}, capsys, check_mode=True)
     assert out["changed"] is False
     assert out["versions"] == {"kernel": "6.8.0-1015-gcp", "driver": None, "cuda": "12.8.1", "nccl": "2.27.7",
                                "plugin": "v1.0.15", "rxdm": "v1.0.21"}
     out = run_module(gpu_versions_info, {"lib_dirs": [], "plugin_record": str(tmp_path / "none")}, capsys)
     assert out["versions"]["plugin"] is None and out["versions"]["rxdm"] is None and out["versions"]["nccl"] is None
+    # the driver's version file under the sysfs root the shared setting names (a test bed's stand-in)
+    (tmp_path / "sys" / "module" / "nvidia").mkdir(parents=True)
+    (tmp_path / "sys" / "module" / "nvidia" / "version").write_text("595.71.05\n")
+    out = run_module(gpu_versions_info, {"lib_dirs": [], "plugin_record": str(tmp_path / "none"),
+                                         "sys_dir": str(tmp_path / "sys")}, capsys)
+    assert out["versions"]["driver"] == "595.71.05"

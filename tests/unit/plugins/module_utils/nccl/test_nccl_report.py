@@ -155,3 +155,10 @@ def test_the_chart_of_a_huge_bandwidth_has_no_nan_or_inf():
     svg = nccl_report.svg_chart("all_reduce", [("run", [(8, 1.7e308), (16, 1.0)])], baseline=1.0)
     assert svg.count("<circle") == 2
     assert "nan" not in svg.lower() and "inf" not in svg.lower()
+
+
+def test_a_diagnosis_report_says_how_old_the_version_table_is():
+    html = nccl_report.to_html(nccl_report.build_report(
+        {"collectives": []}, "r1", findings=[], hosts=["n0"],
+        diagnosis={"verdict": "pass", "version_table": {"newest_source": "2026-07", "age_days": 151}}))
+    assert "newest source is from 2026-07 (151 days before this report)" in html

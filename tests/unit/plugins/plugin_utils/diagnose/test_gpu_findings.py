@@ -61,9 +61,9 @@ def test_a_module_that_failed_could_not_run():
     assert [(f["severity"], f["cause"]) for f in found] == [("warn", "could not run: MODULE FAILURE")]
 
 
-def nccl(family, plugin, seen):
-    return node_checks.nccl_qualified("n0", {"family": family, "versions": {"plugin": plugin, "nccl": seen}},
-                                      REPAIRS)
+def nccl(family, plugin, seen, strict=False, **versions):
+    return node_checks.qualified("n0", {"family": family, "versions": dict(versions, plugin=plugin, nccl=seen)},
+                                 REPAIRS, strict=strict)
 
 
 def test_nccl_jobs_see_against_the_release_the_plugin_was_qualified_with():
@@ -74,4 +74,12 @@ def test_nccl_jobs_see_against_the_release_the_plugin_was_qualified_with():
     assert found["repair"].endswith("--limit n0 --tags nccl_plugin")
     assert nccl("a3-mega", "v1.0.15", "2.21.5,2.28.7") == []
     # no published NCCL for the pair, or nothing seen on the node: nothing to compare
-    assert nccl("a3-mega", "v1.0.17", "2.21.5") == [] and nccl("a3-mega", "v1.0.15", None) == []
+    assert nccl("a3-mega", "v1.0.16", "2.21.5") == [] and nccl("a3-mega", "v1.0.15", None) == []
+
+
+def test_a_driver_older_than_the_qualified_one_is_named_and_fails_under_strict_versions():
+    [found] = nccl("a3-mega", "v1.0.17", None, driver="580.65.06")
+    assert (found["subject"], found["severity"], found["repair"]) == ("driver", "warn", None)
+    assert "older than driver 595.71.05" in found["cause"]
+    [strict] = nccl("a3-mega", "v1.0.17", None, strict=True, driver="580.65.06")
+    assert strict["severity"] == "fail"

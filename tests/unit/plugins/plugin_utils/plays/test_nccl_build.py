@@ -26,8 +26,10 @@ def test_gib_builds_against_the_pinned_libnccl2(family):
 
 
 def test_unknown_nccl_release_is_said():
-    out = nccl_build.build_packages("a3-mega", "apt")
+    # TCPXO v1.0.16's NCCL is not published; v1.0.17's is
+    out = nccl_build.build_packages("a3-mega", "apt", "v1.0.16")
     assert out["packages"][-1] == "libnccl-dev" and "is not published" in out["warning"]
+    assert nccl_build.build_packages("a3-mega", "apt")["packages"][-1] == "libnccl-dev=2.28.7-*"
 
 
 def test_bad_input_is_one_line():
