@@ -144,6 +144,8 @@ _TCPX_RXDM = {
     # every GPU (about 4 GB each on A3 High [SG issue 242]): the node's own
     # daemon, not a job. The entrypoint's program name [SG].
     "gpu_processes": ["tcpgpudmarxd"],
+    # no source says what TCPX's RxDM sets on the host while it runs
+    "host_tuning": UNKNOWN,
 }
 
 _TCPXO_RXDM = {
@@ -201,6 +203,16 @@ _TCPXO_RXDM = {
     # the program (the log file above), and the unprefixed name is kept for
     # an image that drops the prefix. Unverified on A3 Mega hardware.
     "gpu_processes": ["mtest_fastrak_gpumem_manager", "fastrak_gpumem_manager"],
+    # What the image's entrypoint sets on the host while RxDM runs, and restores when it exits (rp_filter 1,
+    # coalescing 20/50): a crash leaves it half-set [TPI scripts/kernel_tuning.sh, cleanup_tuning.sh].
+    # sysctls: host-wide; nic_sysctls: per fabric NIC ({iface}); coalesce: ethtool -C per fabric NIC.
+    "host_tuning": {
+        "sysctls": {"net.ipv4.conf.all.rp_filter": "0", "net.ipv4.tcp_rmem": "4096 540000 15728640",
+                    "net.ipv4.tcp_wmem": "4096 262144 67108864", "net.ipv4.tcp_no_metrics_save": "1",
+                    "net.ipv4.tcp_slow_start_after_idle": "0", "net.ipv4.tcp_max_syn_backlog": "4096"},
+        "nic_sysctls": {"net.ipv4.conf.{iface}.rp_filter": "0"},
+        "coalesce": {"rx-usecs": "0", "tx-usecs": "0"},
+    },
 }
 
 _TCPX_PLUGIN = {

@@ -14,7 +14,8 @@ expected; a part that is null is not checked:
   nics: the GPU NICs as the NIC map (gpu_nic_facts) gives them, [{nic, iface, mac, expected_mtu, ip, network}];
   peers {network: [addresses]}: the same NIC on other nodes, to ping at full size out of each NIC;
   rdma: auto, required or skip (each NIC's RDMA device and GID, on the families that use RDMA);
-  rxdm {engine, container, unit, health_check_file, ready_line, max_restarts, log_lines};
+  rxdm {engine, container, unit, health_check_file, ready_line, max_restarts, log_lines} (while RxDM runs,
+  also the host tuning its entrypoint applies, from the family table, on the nics' interfaces);
   plugin {record_file}; profile {path, iface_vars, binding_vars, plugin_lib_dir, plugin_library};
   maintenance {metadata_url, warn_within_h}.
 
@@ -37,6 +38,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import imex, nvi
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nic import nic_ready, nic_sysfs
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import plugin_state
 from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_readiness as rr
+from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_tuning
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import maintenance
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
@@ -165,9 +167,10 @@ def check_gpu(family, part, run, which):
             "gpus": gpus, "xids": result["xids"], "rdma_ports": result["rdma_ports"]}, found
 
 
-def check_rxdm(part, run, which, wait_s=0):
+def check_rxdm(part, run, which, wait_s=0, family=None, ifaces=(), root="/"):
     """RxDM: ready now (or within wait_s), its image, unit state and restarts; when it is not ready, the last
-    log_lines lines of its log (5 unless the part says) for the cause."""
+    log_lines lines of its log (5 unless the part says) for the cause; while it runs, the host tuning its
+    entrypoint applies (the family's rxdm host_tuning) on the GPU NICs ifaces."""
     try:
         engine = ce.find_engine(which, run, part.get("engine") or "auto")
     except ce.EngineError as exc:
@@ -181,8 +184,15 @@ def check_rxdm(part, run, which, wait_s=0):
         lines = 5 if lines is None else lines
         state["log_tail"] = [] if state["ready"] or not lines else rr.last_log_lines(
             run, engine["path"], part["container"], lines, part.get("unit"))
-    return state, [finding("rxdm", subject, severity, cause) for severity, subject, cause in
-                   rr.problems(state, part["container"], part.get("unit"), part.get("max_restarts", 0))]
+    found = [finding("rxdm", subject, severity, cause) for severity, subject, cause in
+             rr.problems(state, part["container"], part.get("unit"), part.get("max_restarts", 0))]
+    tuning = ((families.FAMILIES.get(family) or {}).get("rxdm") or {}).get("host_tuning")
+    if state.get("ready") and tuning:
+        ifaces = [i for i in ifaces if i]
+        state["tuning"] = rxdm_tuning.gather(tuning, ifaces, run, which, root)
+        found += [finding("rxdm", subject, "fail", cause)
+                  for subject, cause in rxdm_tuning.problems(tuning, ifaces, state["tuning"])]
+    return state, found
 
 
 def check_plugin(family, part, root):
@@ -258,7 +268,8 @@ PARTS = (
          ready_line=dict(type="str"),
          max_restarts=dict(type="int", default=0),
          log_lines=dict(type="int", default=5))),
-     "check": lambda config, ctx: check_rxdm(config["rxdm"], ctx.run, ctx.which, ctx.rxdm_wait_s)},
+     "check": lambda config, ctx: check_rxdm(config["rxdm"], ctx.run, ctx.which, ctx.rxdm_wait_s, config["family"],
+                                             [n.get("iface") for n in config.get("nics") or []], ctx.root)},
     {"key": "plugin", "component": "nccl_plugin", "needs": ("record_file",), "empty_runs": False,
      "tag": "diagnose_nccl_plugin",
      "spec": dict(type="dict", options=dict(record_file=dict(type="str", required=True))),

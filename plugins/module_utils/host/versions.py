@@ -16,14 +16,14 @@ import os
 import re
 
 KERNEL_FILE = "/proc/sys/kernel/osrelease"
-def driver_file(sys_dir="/sys"):
-    """The driver's version file under a sysfs root (a test bed without GPUs has a stand-in one)."""
-    return os.path.join(sys_dir or "/sys", "module", "nvidia", "version")
-
-
 CUDA_FILE = "/usr/local/cuda/version.json"
 NCCL_PREFIX = "libnccl.so."
 NCCL_PATTERN = re.compile(r"^libnccl\.so\.2\..+")
+
+
+def driver_file(sys_dir="/sys"):
+    """The driver's version file under a sysfs root (a test bed without GPUs has a stand-in one)."""
+    return os.path.join(sys_dir or "/sys", "module", "nvidia", "version")
 
 
 def first_line(text):

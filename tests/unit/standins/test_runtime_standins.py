@@ -204,3 +204,12 @@ def test_sandbox_nodes_sit_in_blocks_and_sub_blocks(nodes, blocks, subs):
     assert max(sizes) - min(sizes) <= 1
     assert all(len(p["block"]) == len(p["subblock"]) == len(p["host"]) == 32 for p in placement)
     assert len(set(p["host"] for p in placement)) == nodes
+
+
+def test_rxdm_standin_tunes_the_host_as_the_family_table_says_the_image_does():
+    spec = importlib.util.spec_from_file_location("rxdm_standin", os.path.join(STANDINS, "rxdm", "rxdm_standin.py"))
+    standin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(standin)
+    tuning = families.get_family("a3-mega")["rxdm"]["host_tuning"]
+    assert standin.TCPXO_TUNING == tuning["sysctls"]
+    assert standin.TCPXO_NIC_TUNING == tuning["nic_sysctls"]

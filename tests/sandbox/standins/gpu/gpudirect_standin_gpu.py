@@ -51,14 +51,6 @@ MODPROBE_DIR = "/etc/modprobe.d"
 STATE = "/var/lib/gpudirect-standin/gpu/state.json"
 # the driver version the sandbox wrote for the stand-in sysfs (what nvidia-smi and dcgmi report)
 DRIVER_FILE = "/var/lib/gpudirect-standin/nvidia_version"
-def driver():
-    try:
-        with open(DRIVER_FILE) as fh:
-            return fh.read().strip() or "unknown"
-    except (IOError, OSError):
-        return "unknown"
-
-
 XID_TEXT = {79: "GPU has fallen off the bus.", 48: "An uncorrectable double bit error (DBE) has been detected "
             "on GPU in the framebuffer at partition 0, subpartition 0.", 63: "Row Remapper: New row marked for "
             "remapping, reset gpu to activate.", 64: "Row Remapper: Failed to remap row.", 74: "NVLink: fatal "
@@ -83,6 +75,14 @@ IB_MTUS = (256, 512, 1024, 2048, 4096)
 
 class Refused(Exception):
     pass
+
+
+def driver():
+    try:
+        with open(DRIVER_FILE) as fh:
+            return fh.read().strip() or "unknown"
+    except (IOError, OSError):
+        return "unknown"
 
 
 def _now():

@@ -12,7 +12,10 @@ container is started and fails the way a misconfigured RxDM fails:
   - TCPX: unlimited locked memory, --gpu_nic_preset given (manual needs a readable
     --gpu_nic_topology file whose every ifname is a NIC it can see), --uds_path a
     writable directory.
-Then it prints the real readiness line and writes HEALTH_CHECK_LOG_FILE when set.
+Then, TCPXO, it tunes the host as the real image's entrypoint does (kernel_tuning.sh: rp_filter 0 and
+larger TCP buffers; the stand-in image has no ethtool, so interrupt coalescing is left alone), prints the
+real readiness line and writes HEALTH_CHECK_LOG_FILE when set; on SIGTERM it restores rp_filter 1 as
+cleanup_tuning.sh does. Killed with SIGKILL it restores nothing, as a crashed RxDM leaves the host.
 """
 
 import os
@@ -25,6 +28,13 @@ READY = "Buffer manager initialization complete"
 TCPXO_FLAGS = {"num_hops", "num_nics", "uid", "alsologtostderr", "v", "setup_param"}
 TCPX_FLAGS = {"gpu_nic_preset", "gpu_nic_topology", "gpu_shmem_type", "uds_path", "setup_param", "v"}
 BOOL_FLAGS = {"alsologtostderr"}
+# what the TCPXO image's entrypoint sets while RxDM runs, host-wide and on every fabric NIC, and what its
+# cleanup puts back (the family table's rxdm host_tuning; a unit test keeps the two the same)
+TCPXO_TUNING = {"net.ipv4.conf.all.rp_filter": "0", "net.ipv4.tcp_rmem": "4096 540000 15728640",
+                "net.ipv4.tcp_wmem": "4096 262144 67108864", "net.ipv4.tcp_no_metrics_save": "1",
+                "net.ipv4.tcp_slow_start_after_idle": "0", "net.ipv4.tcp_max_syn_backlog": "4096"}
+TCPXO_NIC_TUNING = {"net.ipv4.conf.{iface}.rp_filter": "0"}
+TCPXO_RESTORE = {"net.ipv4.conf.all.rp_filter": "1", "net.ipv4.conf.{iface}.rp_filter": "1"}
 CAP_NET_ADMIN = 12
 CAP_SYS_ADMIN = 21
 
@@ -79,6 +89,30 @@ LOADER_DIRS = ["/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu", "/lib/x86
 def find_library(name):
     dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d] + LOADER_DIRS
     return next((os.path.join(d, name) for d in dirs if os.path.exists(os.path.join(d, name))), None)
+
+
+def default_route_nic():
+    """The NIC of the default route (/proc/net/route): the entrypoint tunes every other one."""
+    try:
+        with open("/proc/net/route") as fh:
+            for line in fh.readlines()[1:]:
+                fields = line.split()
+                if len(fields) > 2 and fields[1] == "00000000":
+                    return fields[0]
+    except OSError:
+        pass
+    return None
+
+
+def set_sysctls(values, nics):
+    for name, value in values.items():
+        for each in ([name.format(iface=n) for n in nics] if "{iface}" in name else [name]):
+            path = os.path.join("/proc/sys", *each.split("."))
+            try:
+                with open(path, "w") as fh:
+                    fh.write(value + "\n")
+            except OSError as exc:
+                log("STAND-IN: cannot set %s: %s" % (each, exc.strerror or exc), "W")
 
 
 def topology_ifnames(path):
@@ -153,6 +187,9 @@ def main(argv):
     log("STAND-IN: %d NICs visible: %s%s" % (len(nics), ",".join(nics[:12]), ",..." if len(nics) > 12 else ""))
     time.sleep(float(os.environ.get("STANDIN_READY_DELAY_S", "2")))
     if mode == "tcpxo":
+        fabric = [n for n in nics if n != default_route_nic()]
+        set_sysctls(dict(TCPXO_TUNING, **TCPXO_NIC_TUNING), fabric)
+        log("STAND-IN: tuned the host for %d fabric NIC(s) as kernel_tuning.sh does" % len(fabric))
         line = log("%s (STAND-IN)." % READY, src="fastrak_gpumem_manager.cu.cc:284")
         health = os.environ.get("HEALTH_CHECK_LOG_FILE")
         if health:
@@ -160,7 +197,11 @@ def main(argv):
                 fh.write(line + "\n")
     else:
         log("STAND-IN: TCPX RxDM running (the real one prints no readiness line)")
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    def stop(*_args):
+        if mode == "tcpxo":
+            set_sysctls(TCPXO_RESTORE, [n for n in nics if n != default_route_nic()])
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, stop)
     while True:
         time.sleep(3600)
 

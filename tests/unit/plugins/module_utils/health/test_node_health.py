@@ -228,3 +228,17 @@ def test_an_unknown_family_is_refused_in_one_line(tmp_path):
     with pytest.raises(node_health.ConfigError) as err:
         node_health.validate(cfg)
     assert str(err.value) == "family: unknown family 'a9'"
+
+
+def test_while_rxdm_runs_the_host_tuning_its_entrypoint_sets_is_checked(tmp_path):
+    plugin = node_root(tmp_path)
+    rp_filter = tmp_path / "proc/sys/net/ipv4/conf/eth1/rp_filter"
+    rp_filter.parent.mkdir(parents=True)
+    rp_filter.write_text("1\n")
+    result = check(tmp_path, config(plugin), Node())
+    assert [(f["component"], f["subject"], f["severity"]) for f in result["findings"]] == [
+        ("rxdm", "host tuning", "fail")]
+    assert "net.ipv4.conf.eth1.rp_filter is 1 (RxDM sets 0)" in result["findings"][0]["cause"]
+    # RxDM stopped: its entrypoint has restored the host's own values, nothing to hold
+    stopped = check(tmp_path, config(plugin), Node(running=False))
+    assert [f["subject"] for f in stopped["findings"]] == ["receive-datapath-manager"]
