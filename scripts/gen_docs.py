@@ -64,7 +64,8 @@ def families_table():
 
 def pairs_table():
     F = _families()
-    lines = ["| Family | RxDM | NCCL plugin | Status | Source | Date |", "|---|---|---|---|---|---|"]
+    lines = ["| Family | RxDM | NCCL plugin | Status | Qualified with (driver, CUDA, NCCL) | Source | Date |",
+             "|---|---|---|---|---|---|---|"]
     for name in F.family_names():
         rxdm = F.FAMILIES[name]["rxdm"]
         if not rxdm:
@@ -72,8 +73,9 @@ def pairs_table():
         for status, pairs in (("qualified", rxdm["pairs"]), ("refused (known bad)", rxdm["bad_pairs"])):
             for i, pair in enumerate(pairs):
                 shown = "qualified, default" if status == "qualified" and i == 0 else status
-                lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
-                    name, pair["rxdm"], pair["plugin"], shown, pair["source"], pair["date"]))
+                qualified = ", ".join(pair.get(k) or "-" for k in ("driver", "cuda", "nccl"))
+                lines.append("| `%s` | %s | %s | %s | %s | %s | %s |" % (
+                    name, pair["rxdm"], pair["plugin"], shown, qualified, pair["source"], pair["date"]))
     return "\n".join(lines)
 
 
