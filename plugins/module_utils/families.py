@@ -34,6 +34,7 @@ Source keys used in the comments (in brackets, and first in each "source" value)
   NVHW NVIDIA HGX H100/H200/B200 specifications (NVLink links per GPU, NVSwitch baseboard)
   NVIMEX NVIDIA IMEX guide (nodes_config.cfg, ports, channel devices)
   NVFM NVIDIA Fabric Manager user guide (NVSwitch systems need it running)
+  VLLM vllm-project/vllm (pull 16992: NCCL_CUMEM_ENABLE=0 disables multi-node NVLink on GB200)
 
 A family that is another plus a few differences is declared that way (_based_on),
 so the facts they share are written once.
@@ -566,6 +567,13 @@ FAMILIES = {
         "nccl_env_ifaces": _GIB_ENV_IFACES,
         "nccl_env_bindings": {},
         "nccl_env_forbidden": [],
+        # values NCCL accepts that break the family without an error
+        "nccl_env_bad": {
+            "NCCL_CUMEM_ENABLE": {"value": "0", "source": "VLLM PR 16992",
+                                  "why": "turns off CUDA's cuMem allocations and with them multi-node NVLink: "
+                                         "NCCL runs between the VMs of an NVLink domain over the network "
+                                         "without saying so"},
+        },
         "host": {
             "kernel_modules": [],
             "udev_rules": [],
@@ -871,7 +879,7 @@ def render_nccl_env(name, control_ifaces, gpu_ifaces, overrides=None, allow=None
     control_ifaces: the node's host (non-GPU) interfaces, control NIC first.
     gpu_ifaces: the node's GPU data interfaces in GPU-NIC order.
     overrides: user values that win over the table.
-    allow: forbidden variables the user forces anyway.
+    allow: forbidden or known-bad (nccl_env_bad) variables the user forces anyway.
     base: the plugin's own environment (gIB's set_nccl_env.sh as read on the node);
         the table's values, the interfaces and the overrides go on top of it.
     Returns (env dict, list of problems).
@@ -898,7 +906,7 @@ def render_nccl_env(name, control_ifaces, gpu_ifaces, overrides=None, allow=None
     env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(fam["gpu"]["count"]))
     env["LD_LIBRARY_PATH"] = lib_dir
     # Jobs log warnings only; INFO (and which subsystems) is the user's call, or
-    # the nccl-tests plugin check's, which asks for INIT,NET for its own runs.
+    # the nccl-tests plugin check's, which asks for INIT,NET,ENV for its own runs.
     env.setdefault("NCCL_DEBUG", "WARN")
     for key, value in (overrides or {}).items():
         env[key] = str(value)
@@ -906,4 +914,8 @@ def render_nccl_env(name, control_ifaces, gpu_ifaces, overrides=None, allow=None
         if key in env and key not in (allow or []):
             problems.append("%s is rejected by the %s plugin's guest config checker; "
                             "force it with the allow list if you must" % (key, name))
+    for key, bad in sorted((fam.get("nccl_env_bad") or {}).items()):
+        if str(env.get(key)) == bad["value"] and key not in (allow or []):
+            problems.append("%s=%s on %s %s [%s]; force it with the allow list if you must"
+                            % (key, bad["value"], name, bad["why"], bad["source"]))
     return env, problems

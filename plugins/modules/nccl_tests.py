@@ -17,8 +17,11 @@ description:
   - Runs on one node (the launcher) and starts nccl-tests C(*_perf) programs on the given nodes with C(mpirun)
     over SSH, one process per GPU by default (C(slots) per node, C(-g 1); see O(gpus_per_rank)).
   - Every variable of the NCCL env file is passed with C(-x KEY=VALUE). With O(check_plugin), C(NCCL_DEBUG=INFO)
-    and C(NCCL_DEBUG_SUBSYS=INIT,NET) replace the profile's level and subsystems, which is all the plugin check
+    and C(NCCL_DEBUG_SUBSYS=INIT,NET,ENV) replace the profile's level and subsystems, which is all the plugin check
     reads (C(Using network Socket) fails); other subsystems such as C(COLL) would flood a large run.
+  - NCCL's C(ENV) lines say which value of each variable it used; RV(nccl_env) compares them with what the run
+    passed and names the conflicts (a profile value another source overrode, such as an environment plugin; a
+    value the family table knows to break the family; C(NCCL_NET) forcing a network with no device).
   - Each collective is judged on its large-message busbw against the family baseline
     (pass at O(threshold) of it), not on the average.  Without a baseline the family's average floor applies,
     else the collective is reported as not judged.
@@ -240,6 +243,19 @@ commands:
   returned: always
   type: list
   elements: list
+nccl_env:
+  description:
+    - The environment NCCL used (its C(ENV) lines, from the runs across nodes first), or null when no run said.
+    - C(effective) - each variable NCCL read, with C(value), C(passed) (what the run gave it, null when it gave
+      none) and C(source) (C(profile), C(nccl-tests run), C(environment plugin) or C(not passed)).
+    - C(plugin) - the environment plugin NCCL loaded, or null.
+    - C(conflicts) - C({severity, subject, cause}) for a profile value another source overrode (C(warn)), a value
+      the family table knows to break the family (C(fail)), C(NCCL_NET) forcing a network NCCL found no device of
+      (C(fail)).
+  returned: always
+  type: dict
+  sample: {"plugin": "GCP env plugin", "effective": {"NCCL_NET": {"value": "gIB", "passed": null,
+           "source": "environment plugin"}}, "conflicts": []}
 """
 
 import os

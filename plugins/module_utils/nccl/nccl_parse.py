@@ -45,6 +45,13 @@ _EXIT_CODE = re.compile(r"Exit code:\s*(\d+)")
 _ERROR_LINE = re.compile(r"^error:\s*(\S.*)$")
 _NCCL_INFO = re.compile(r"\bNCCL (INFO|WARN)\b\s?(.*)$")
 _USING_NET = re.compile(r"Using network (\S+)")
+# NCCL_DEBUG_SUBSYS=ENV: each variable NCCL read, "NCCL_IB_DISABLE set by environment to 0."
+_ENV_SET = re.compile(r"^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?\s*$")
+# an environment plugin that answers NCCL's variable reads (NCCL 2.28+): "ENV/Plugin: Using <name> (v1)"
+_ENV_PLUGIN = re.compile(r"ENV/Plugin: Using (.+?)(?: \(v\d+\).*)?\s*$")
+# a network NCCL looked for and found no device of: "NET/IB : No device found."
+_NO_DEVICE = re.compile(r"NET/(\S+?)\s*: No device found")
+ENV_VARS_KEPT = 200
 _NCCL_VERSION = re.compile(r"NCCL version (\S+)")
 _DATA_START = re.compile(r"^\d+\s+\d+\s+[A-Za-z_][A-Za-z0-9_]*(\s|$)")
 # digits are matched once (no "\d+\.?\d*", which backtracks quadratically on a long run of digits)
@@ -105,6 +112,11 @@ def _empty_result(collective):
         "wrong_total": 0,
         "net_names": [],
         "plugin_lines": [],
+        # what NCCL said it read (first value per variable; a variable ranks read differently is in env_differs)
+        "env_set": {},
+        "env_differs": [],
+        "env_plugin": None,
+        "no_device": [],
         "exit_code_reported": None,
         "errors": [],
         "notes": [],
@@ -252,6 +264,27 @@ def _parse_row(tokens, layout):
     return row
 
 
+def _env_line(body, res):
+    """The environment NCCL used, from its ENV lines, the environment plugin it loaded and the networks it
+    found no device of."""
+    m = _ENV_SET.match(body)
+    if m:
+        name, value = m.group(1), m.group(2).strip()
+        seen = res["env_set"].get(name)
+        if seen is None and len(res["env_set"]) < ENV_VARS_KEPT:
+            res["env_set"][name] = value
+        elif seen is not None and seen != value and name not in res["env_differs"]:
+            res["env_differs"].append(name)
+        return
+    m = _ENV_PLUGIN.search(body)
+    if m and not res["env_plugin"]:
+        res["env_plugin"] = m.group(1).strip()
+        return
+    m = _NO_DEVICE.search(body)
+    if m and m.group(1) not in res["no_device"]:
+        res["no_device"].append(m.group(1))
+
+
 def _parse_text(text, collective, res):
     res["source_format"] = "text"
     layout = None
@@ -271,6 +304,7 @@ def _parse_text(text, collective, res):
             if "NET/Plugin" in body or "NET/" in body.split(":")[0]:
                 if len(res["plugin_lines"]) < 20:
                     res["plugin_lines"].append(body.strip())
+            _env_line(body.strip(), res)
             m = _NCCL_VERSION.search(body)
             if m and not res["nccl_version"]:
                 res["nccl_version"] = m.group(1)

@@ -85,8 +85,43 @@ def build_report(result, run_id, started=None, finished=None, findings=None, hos
         "pair_matrix": pair_matrix.compact(result),
         "runs": runs,
         "env": safe_text.mask_env(result.get("env")),
+        "nccl_env": _masked_nccl_env(result.get("nccl_env")),
         "summary": summary,
     }
+
+
+def _masked_nccl_env(used):
+    """The environment NCCL used (nccl_env_used) with secret values masked, as the passed env is."""
+    if not used:
+        return None
+    values = safe_text.mask_env(dict((k, v.get("value")) for k, v in (used.get("effective") or {}).items()))
+    passed = safe_text.mask_env(dict((k, v.get("passed")) for k, v in (used.get("effective") or {}).items()
+                                     if v.get("passed") is not None))
+    effective = dict((k, dict(v, value=values[k], passed=passed.get(k))) for k, v in used["effective"].items())
+    return {"plugin": used.get("plugin"), "effective": effective, "conflicts": list(used.get("conflicts") or [])}
+
+
+def nccl_env_section(report):
+    """What NCCL used of each variable and where it came from, the conflicts first."""
+    used = report.get("nccl_env")
+    if not used or not (used.get("effective") or used.get("conflicts")):
+        return ""
+    parts = ["<h2>NCCL environment as NCCL used it</h2>",
+             "<p>Environment plugin: %s</p>" % esc(used.get("plugin") or "none")]
+    if used.get("conflicts"):
+        parts.append("<ul>")
+        parts += ["<li class=\"%s\">%s %s: %s</li>"
+                  % (esc(c["severity"]), esc(c["severity"].upper()), esc(c["subject"]), esc(c["cause"]))
+                  for c in used["conflicts"]]
+        parts.append("</ul>")
+    parts.append("<table><tr><th>variable</th><th>NCCL used</th><th>the run passed</th><th>source</th></tr>")
+    for name in sorted(used.get("effective") or {}):
+        item = used["effective"][name]
+        parts.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+            esc(name), esc(item.get("value")), esc("" if item.get("passed") is None else item["passed"]),
+            esc(item.get("source"))))
+    parts.append("</table>")
+    return "".join(parts)
 
 
 def summarize(result):
@@ -408,6 +443,7 @@ def to_html(report):
     if (report.get("pairwise") or {}).get("rounds"):
         for coll in pair_matrix.collectives(report):
             parts.append(matrix_section(report, coll))
+    parts.append(nccl_env_section(report))
     table = report.get("node_table") or {}
     if table:
         parts.append("<h2>Nodes</h2><table><tr><th>node</th><th>address</th><th>status</th><th>reason</th>"

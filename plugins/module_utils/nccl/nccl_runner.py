@@ -27,12 +27,14 @@ import time
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_judge
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_used, nccl_parse
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import parse_profile
 
 OUTPUT_TAIL = 6000
-PLUGIN_CHECK_SUBSYS = "INIT,NET"
+# INIT and NET: the plugin check ("Using network X", the NET/Plugin lines); ENV: each variable NCCL read
+# (nccl_env_used: the environment NCCL really used)
+PLUGIN_CHECK_SUBSYS = "INIT,NET,ENV"
 
 
 class RunnerInputError(ValueError):
@@ -61,6 +63,18 @@ def processes_per_node(p):
     return p["slots"] // gpus_per_process(p)
 
 
+def run_env(p):
+    """The environment a run passes to every rank: the profile's, with the plugin check's NCCL_DEBUG."""
+    env = dict(p.get("env") or {})
+    if p.get("check_plugin", True):
+        # The plugin check reads "Using network X" and the NET/Plugin lines, and the ENV lines say what
+        # NCCL used: INIT, NET and ENV at INFO are all it needs. A profile's other subsystems (COLL logs
+        # every call) would flood a large run, so they are replaced, not added to.
+        env["NCCL_DEBUG"] = "INFO"
+        env["NCCL_DEBUG_SUBSYS"] = PLUGIN_CHECK_SUBSYS
+    return env
+
+
 def mpirun_argv(p, addresses, collective, hostfile):
     """The mpirun argument list for one run of one collective on the given node addresses."""
     argv = [p["mpirun"]]
@@ -84,13 +98,7 @@ def mpirun_argv(p, addresses, collective, hostfile):
         ssh += ["-o", "UserKnownHostsFile=%s" % p["known_hosts"], "-o", "StrictHostKeyChecking=yes"]
     if ssh:
         argv += ["--mca", "plm_rsh_args", " ".join(["-o", "BatchMode=yes"] + ssh)]
-    env = dict(p.get("env") or {})
-    if p.get("check_plugin", True):
-        # The plugin check reads "Using network X" and the NET/Plugin lines: INIT and NET
-        # at INFO are all it needs. A profile's other subsystems (COLL logs every call)
-        # would flood a large run, so they are replaced, not added to.
-        env["NCCL_DEBUG"] = "INFO"
-        env["NCCL_DEBUG_SUBSYS"] = PLUGIN_CHECK_SUBSYS
+    env = run_env(p)
     for key in sorted(env):
         argv += ["-x", "%s=%s" % (key, env[key])]
     argv += list(p.get("mpirun_extra_args") or [])
@@ -221,7 +229,8 @@ class NcclTestsRun(object):
                "command": job.argv, "status": verdict["status"], "verdict": verdict, "rows": rows,
                "ranks": parsed["ranks"], "net_names": parsed["net_names"], "errors": parsed["errors"][:10],
                "nccl_tests_version": parsed["nccl_tests_version"], "nccl_version": parsed["nccl_version"],
-               "header": parsed["header"], "output_tail": job.output[-OUTPUT_TAIL:]}
+               "header": parsed["header"], "output_tail": job.output[-OUTPUT_TAIL:],
+               "nccl_env": nccl_env_used.used(self.family, parsed, run_env(self.p))}
         self.runs.append(run)
         return run
 
@@ -270,6 +279,10 @@ class NcclTestsRun(object):
             # not "started"/"finished": an async task's status has those keys, and ansible-core before
             # 2.19 reads the module's own as that status (int("2026-...") fails the task)
             "env": self.p.get("env") or {}, "started_at": started, "topology": self.topology,
+            # what NCCL used, from the runs that crossed nodes first (they load the network plugin)
+            "nccl_env": nccl_env_used.merged(
+                [r["nccl_env"] for r in self.runs if len(r["hosts"]) > 1]
+                + [r["nccl_env"] for r in self.runs if len(r["hosts"]) <= 1]),
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         return result
 

@@ -10,7 +10,9 @@ failed across it and their busbw; the nodes at its ends are not blamed.  What
 the search cannot pin on anything (cluster mode, an even split, a run that did
 not complete) is a finding of the cluster too (host null).  A slow pair (a red
 cell of the report's pair matrix) that no bad node, unknown node or blamed
-fabric part explains is named on its own as a warning, worst first.
+fabric part explains is named on its own as a warning, worst first. The NCCL environment the runs
+really used (an environment plugin's override, a value that breaks the family, a forced network with no
+device) is named on the variable at fault.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -67,12 +69,21 @@ def from_result(result, repairs):
                            "failed runs that these explain equally well; more nodes in the parts named, or a rerun "
                            "with another pairing, can tell them apart", None))
     out.extend(_unexplained_slow_pairs(result, bad, fabric))
+    out.extend(env_conflicts(result))
     if not bad and not fabric.get("bad"):
         for verdict in result.get("collectives") or []:
             if verdict.get("status") == "fail":
                 out.append(finding(None, "fabric", verdict.get("collective"), "fail",
                                    "; ".join(verdict.get("reasons") or []) or "below the baseline", None))
     return out
+
+
+def env_conflicts(result):
+    """The NCCL environment the tests ran with, as NCCL used it (nccl_env_used): each conflict is a finding of
+    the cluster on the variable, since every rank of the runs read it."""
+    return [finding(None, "nccl_profile", item["subject"], item["severity"],
+                    "in the NCCL tests' runs: %s" % item["cause"], None)
+            for item in ((result.get("nccl_env") or {}).get("conflicts") or [])]
 
 
 def _unexplained_slow_pairs(result, bad, fabric):

@@ -16,6 +16,7 @@ import yaml
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import parse_profile
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 STANDINS = os.path.join(ROOT, "tests", "sandbox", "standins")
@@ -213,3 +214,24 @@ def test_rxdm_standin_tunes_the_host_as_the_family_table_says_the_image_does():
     tuning = families.get_family("a3-mega")["rxdm"]["host_tuning"]
     assert standin.TCPXO_TUNING == tuning["sysctls"]
     assert standin.TCPXO_NIC_TUNING == tuning["nic_sysctls"]
+
+
+def test_nccl_tests_standin_prints_the_env_nccl_read_through_a_standin_env_plugin(tmp_path, monkeypatch):
+    standin = _load("nccl_tests_standin", os.path.join(STANDINS, "nccl_tests", "bin", "nccl_tests_standin.py"))
+    for key in [k for k in os.environ if k.startswith("NCCL_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("NCCL_DEBUG", "INFO")
+    monkeypatch.setenv("NCCL_DEBUG_SUBSYS", "INIT,NET")
+    monkeypatch.setenv("NCCL_BUFFSIZE", "4194304")
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path))
+    assert standin.env_lines("h:1:1 [0] NCCL INFO ") == []
+    monkeypatch.setenv("NCCL_DEBUG_SUBSYS", "INIT,NET,ENV")
+    (tmp_path / "libnccl-env.so").write_text("STAND-IN: GCP env plugin\nNCCL_BUFFSIZE=8388608\n")
+    lines = standin.env_lines("h:1:1 [0] NCCL INFO ")
+    assert lines[0] == "h:1:1 [0] NCCL INFO ENV/Plugin: Using GCP env plugin (v1)"
+    assert "h:1:1 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 8388608." in lines
+    # parsed as the collection reads real NCCL output
+    parsed = nccl_parse.parse("\n".join(lines) + "\n", collective="all_gather")
+    assert parsed["env_plugin"] == "GCP env plugin" and parsed["env_set"]["NCCL_BUFFSIZE"] == "8388608"
+    monkeypatch.setenv("NCCL_ENV_PLUGIN", "none")
+    assert "h:1:1 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 4194304." in standin.env_lines("h:1:1 [0] NCCL INFO ")

@@ -197,6 +197,7 @@ def main(argv):
                 fh.write(line + "\n")
     else:
         log("STAND-IN: TCPX RxDM running (the real one prints no readiness line)")
+
     def stop(*_args):
         if mode == "tcpxo":
             set_sysctls(TCPXO_RESTORE, [n for n in nics if n != default_route_nic()])

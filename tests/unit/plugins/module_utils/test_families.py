@@ -325,3 +325,13 @@ def test_the_family_table_loads_on_its_own_as_the_sandbox_and_doc_tools_load_it(
                          cwd="/")
     assert out.returncode == 0, out.stderr
     assert int(out.stdout) == len(F.FAMILIES)
+
+
+def test_a_value_known_to_break_the_family_is_refused_unless_forced():
+    gpu = ["gpu%drdma0" % i for i in range(4)]
+    _env, problems = F.render_nccl_env("a4x", ["enp0s1", "enp192s1"], gpu, overrides={"NCCL_CUMEM_ENABLE": "0"})
+    assert len(problems) == 1 and problems[0].startswith("NCCL_CUMEM_ENABLE=0 on a4x turns off CUDA's cuMem")
+    env, problems = F.render_nccl_env("a4x", ["enp0s1", "enp192s1"], gpu, overrides={"NCCL_CUMEM_ENABLE": "0"},
+                                      allow=["NCCL_CUMEM_ENABLE"])
+    assert problems == [] and env["NCCL_CUMEM_ENABLE"] == "0"
+    assert F.render_nccl_env("a4x", ["enp0s1", "enp192s1"], gpu, overrides={"NCCL_CUMEM_ENABLE": "1"})[1] == []

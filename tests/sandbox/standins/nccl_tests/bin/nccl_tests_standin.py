@@ -29,6 +29,8 @@ real MPI_Allreduce/MPI_Allgather calls over the job's transport:
     "<block>/<sub-block> <block>/<sub-block> [factor]" (on any rank of the job) slow
     every run with nodes in both sub-blocks, as a bad link between two racks would;
     each node's own sub-block is in /etc/nccl-standin/subblock (the sandbox writes it).
+With NCCL_DEBUG=INFO and ENV among the subsystems, rank 0 prints NCCL's ENV lines for every NCCL_*
+variable it has, through a STAND-IN environment plugin where one is installed (env_plugin()).
 Rank 0 then prints a recorded real output (bin/recorded/) re-sampled to the
 requested -b/-e/-f range, in the nccl-tests 2.19 text format, rescaled to
 NCCL_STANDIN_PEAK_GBPS, /etc/nccl-standin/peak_gbps.<collective> or
@@ -228,6 +230,46 @@ def plugin_library():
     return None
 
 
+def env_plugin():
+    """(name, {variable: value}) of the environment plugin NCCL 2.28+ would load, or (None, {}).
+
+    As NCCL: NCCL_ENV_PLUGIN names it (a path, or a name looked up as libnccl-env-<name>.so; "none" loads
+    none), else libnccl-env.so in a directory of LD_LIBRARY_PATH. A STAND-IN plugin is a text file: a first
+    line starting STAND-IN (its name after a colon) and KEY=VALUE lines, the values it answers NCCL with."""
+    asked = os.environ.get("NCCL_ENV_PLUGIN")
+    if asked == "none":
+        return None, {}
+    lib = "libnccl-env.so" if not asked else asked if "/" in asked or asked.endswith(".so") else \
+        "libnccl-env-%s.so" % asked
+    paths = [lib] if "/" in lib else [os.path.join(d, lib) for d in os.environ.get("LD_LIBRARY_PATH", "").split(":")
+                                      if d]
+    for path in paths:
+        try:
+            with open(path, errors="replace") as f:
+                lines = f.read(65536).splitlines()
+        except (IOError, OSError):
+            continue
+        if not lines or not lines[0].startswith("STAND-IN"):
+            continue
+        name = lines[0].partition(":")[2].strip() or "STAND-IN env plugin"
+        values = dict(line.split("=", 1) for line in lines[1:] if "=" in line and not line.startswith("#"))
+        return name, dict((k.strip(), v.strip()) for k, v in values.items())
+    return None, {}
+
+
+def env_lines(prefix):
+    """NCCL's ENV lines (NCCL_DEBUG=INFO with ENV among NCCL_DEBUG_SUBSYS): each NCCL variable as NCCL reads it,
+    through the environment plugin when one is loaded."""
+    subsys = os.environ.get("NCCL_DEBUG_SUBSYS", "")
+    if os.environ.get("NCCL_DEBUG", "").upper() != "INFO" or not ({"ENV", "ALL"} & set(subsys.upper().split(","))):
+        return []
+    name, answers = env_plugin()
+    env = dict((k, v) for k, v in os.environ.items() if k.startswith("NCCL_") and not k.startswith("NCCL_STANDIN"))
+    env.update(answers)
+    lines = ["%sENV/Plugin: Using %s (v1)" % (prefix, name)] if name else []
+    return lines + ["%s%s set by environment to %s." % (prefix, k, env[k]) for k in sorted(env)]
+
+
 def net_name():
     net = os.environ.get("NCCL_NET")
     if net:
@@ -371,6 +413,7 @@ def main():
             lines.append("#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] STAND-IN GPU (no device)"
                          % (r, 1000 + proc, h, dev, dev))
     lines.append("%s:%d:%d [0] NCCL INFO NCCL version 2.21.5+standin (%s)" % (host, os.getpid(), os.getpid(), nccl))
+    lines += env_lines("%s:%d:%d [0] NCCL INFO " % (host, os.getpid(), os.getpid()))
     if plugin:
         lines.append("%s:%d:%d [0] NCCL INFO NET/Plugin: Loaded net plugin %s from %s (STAND-IN)"
                      % (host, os.getpid(), os.getpid(), net, lib))

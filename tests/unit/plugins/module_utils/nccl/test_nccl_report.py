@@ -162,3 +162,17 @@ def test_a_diagnosis_report_says_how_old_the_version_table_is():
         {"collectives": []}, "r1", findings=[], hosts=["n0"],
         diagnosis={"verdict": "pass", "version_table": {"newest_source": "2026-07", "age_days": 151}}))
     assert "newest source is from 2026-07 (151 days before this report)" in html
+
+
+def test_the_report_shows_the_nccl_environment_as_nccl_used_it_with_secrets_masked():
+    used = {"plugin": "GCP env plugin", "conflicts": [
+        {"severity": "warn", "subject": "NCCL_BUFFSIZE", "cause": "the profile sets 4194304, NCCL used 8388608"}],
+        "effective": {"NCCL_BUFFSIZE": {"value": "8388608", "passed": "4194304", "source": "environment plugin"},
+                      # NCCL_ names are never secret, but a credential-shaped value is masked wherever it is
+                      "NCCL_X": {"value": "ya29.A0ARrdaMsecretsecretsecretsecret", "passed": None,
+                                 "source": "not passed"}}}
+    report = nccl_report.build_report({"collectives": [], "nccl_env": used}, "r1")
+    html = nccl_report.to_html(report)
+    assert "Environment plugin: GCP env plugin" in html and "WARN NCCL_BUFFSIZE" in html
+    assert "<td>NCCL_BUFFSIZE</td><td>8388608</td><td>4194304</td><td>environment plugin</td>" in html
+    assert "secretsecret" not in html and "secretsecret" not in nccl_report.to_json(report)

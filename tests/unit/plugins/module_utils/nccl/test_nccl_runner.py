@@ -42,7 +42,7 @@ def test_mpirun_argv():
     assert "--hostfile /tmp/hf -np 16" in joined
     assert "--mca btl self,tcp" in joined and "--mca btl_tcp_if_include eth0" in joined
     assert "-x NCCL_BUFFSIZE=8388608" in joined and "-x NCCL_DEBUG=INFO" in joined
-    assert "-x NCCL_DEBUG_SUBSYS=INIT,NET" in joined
+    assert "-x NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in joined
     assert "StrictHostKeyChecking=yes" in joined and "UserKnownHostsFile=/root/.ssh/kh" in joined
     tail = argv[argv.index(os.path.join(STANDIN_BIN, "all_gather_perf")):]
     assert tail == [os.path.join(STANDIN_BIN, "all_gather_perf"), "-b", "1G", "-e", "8G", "-f", "2", "-g", "1",
@@ -61,13 +61,13 @@ def test_one_process_a_node_drives_all_its_gpus():
     assert "-np 12 --map-by ppr:4:node" in " ".join(argv) and argv[argv.index("-g") + 1] == "2"
 
 
-def test_plugin_check_turns_on_only_init_and_net():
+def test_plugin_check_turns_on_only_init_net_and_env():
     # A job profile such as TCPXO's carries NCCL_DEBUG_SUBSYS=INIT,NET,ENV,COLL,GRAPH for WARN level;
     # at INFO, COLL logs every collective call and floods large runs.
     env = {"NCCL_DEBUG": "WARN", "NCCL_DEBUG_SUBSYS": "INIT,NET,ENV,COLL,GRAPH"}
     argv = nccl_runner.mpirun_argv(params(env=env), ["a", "b"], "all_gather", "/h")
-    assert "NCCL_DEBUG=INFO" in argv and "NCCL_DEBUG_SUBSYS=INIT,NET" in argv
-    assert not [a for a in argv if a.startswith("NCCL_DEBUG_SUBSYS=") and a != "NCCL_DEBUG_SUBSYS=INIT,NET"]
+    assert "NCCL_DEBUG=INFO" in argv and "NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in argv
+    assert not [a for a in argv if a.startswith("NCCL_DEBUG_SUBSYS=") and a != "NCCL_DEBUG_SUBSYS=INIT,NET,ENV"]
     # without the plugin check the job keeps its own level and subsystems
     argv = nccl_runner.mpirun_argv(params(env=env, check_plugin=False), ["a", "b"], "all_gather", "/h")
     assert "NCCL_DEBUG=WARN" in argv and "NCCL_DEBUG_SUBSYS=INIT,NET,ENV,COLL,GRAPH" in argv

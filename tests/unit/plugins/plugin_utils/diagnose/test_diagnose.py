@@ -506,3 +506,14 @@ def test_too_few_passing_nodes_are_counted_from_the_node_checks():
     assert found[-1]["cause"].startswith("not run: 1 of 2 node(s) passed the node checks (n0);")
     none = diagnose.all_findings(n1_fails + [dict(n1_fails[0], host="n0")], {}, [], ["n0", "n1"], REPAIRS)
     assert none[-1]["cause"].startswith("not run: 0 of 2 node(s) passed the node checks (none);")
+
+
+def test_the_nccl_environment_the_tests_really_used_is_named_on_the_variable():
+    result = {"verdict": "pass", "collectives": [{"collective": "all_gather", "status": "pass"}],
+              "nccl_env": {"plugin": "GCP env plugin", "effective": {}, "conflicts": [
+                  {"severity": "warn", "subject": "NCCL_BUFFSIZE",
+                   "cause": "the profile sets 4194304, NCCL used 8388608: the environment plugin GCP env plugin won"}]}}
+    found = diagnose.all_findings([], result, ["n0", "n1"], ["n0", "n1"], REPAIRS)
+    assert [(f["host"], f["component"], f["subject"], f["severity"]) for f in found] == [
+        (None, "nccl_profile", "NCCL_BUFFSIZE", "warn")]
+    assert found[0]["cause"].startswith("in the NCCL tests' runs: the profile sets 4194304")
