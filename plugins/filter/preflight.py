@@ -13,6 +13,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible.module_utils.six.moves.collections_abc import Mapping
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families as family_table
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import qualification
 
 
@@ -141,7 +142,22 @@ def targets_problem(matched, pattern, sources=None, expected=0, allow_empty=Fals
     return ""
 
 
+def targets_left_out(groups, shown=8):
+    """One line per class of GPU VMs of no GPUDirect family (G4) in the inventory: the GPUDirect phases leave
+    them out, and say so once instead of acting on them or passing over them in silence."""
+    if not isinstance(groups, Mapping):
+        raise AnsibleFilterError("_targets_left_out: expects the groups mapping, got %s" % type(groups).__name__)
+    lines = []
+    for name, spec in sorted(family_table.OTHER_GPU_MACHINES.items()):
+        hosts = sorted(groups.get("class_" + name) or [])
+        if hosts:
+            lines.append("%d %s VM(s) left out (%s): %s, no GPUDirect family [%s]"
+                         % (len(hosts), name, _names(hosts, shown), spec["why"], spec["source"]))
+    return lines
+
+
 class FilterModule(object):
     def filters(self):
         return {"_cluster_mismatches": cluster_mismatches, "_prerequisite_problems": prerequisite_problems,
-                "_targets_problem": targets_problem, "_version_qualification": version_qualification}
+                "_targets_problem": targets_problem, "_targets_left_out": targets_left_out,
+                "_version_qualification": version_qualification}

@@ -13,6 +13,8 @@ version_added: 1.0.0
 description:
   - Lists the Compute Engine instances of one or more projects and keeps the A3 and A4 GPU VMs
     (machine types from the collection's machine-family table), running ones by default.
+  - GPU VMs that are no GPUDirect family (G4) are kept too, with C(gpu_family) null, C(gpu_class) their class
+    and the groups C(class_<class>) and C(gpu_other), so that the playbooks can say which VMs they leave out.
   - Each host gets C(gpu_family), C(gpu_transport), its NICs in API order with the VPC MTU (C(gce_nics)),
     the NICs that carry GPU traffic for its family (C(gpu_nics)), where it lives and its physical topology
     (C(gce_topology)); O(host_vars=full) adds the labels, machine type, placement, reservation and accelerator facts.
@@ -269,7 +271,7 @@ options:
       - V(minimal) keeps what the collection's roles, playbooks and AWX project read - C(gpu_family),
         C(gpu_transport), C(gce_project), C(gce_zone), C(gce_name), C(gce_status), C(gce_topology), C(gce_nics)
         and C(gpu_nics), whose NIC records keep C(name), C(network), C(ip), C(mtu) and C(mac) - plus C(ansible_host).
-      - V(full) also keeps C(gce_id), C(gce_machine_type), C(gce_labels), C(gce_provisioning_model),
+      - V(full) also keeps C(gpu_class), C(gce_id), C(gce_machine_type), C(gce_labels), C(gce_provisioning_model),
         C(gce_placement_policies), C(gce_reservation), C(gce_accelerators), and the C(nic_type), C(subnetwork)
         and C(public_ip) of each NIC.
       - ansible-core pays for every value an inventory sets, when it is added and whenever the host's variables are

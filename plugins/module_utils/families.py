@@ -644,6 +644,18 @@ FAMILIES["a4"] = _based_on(FAMILIES["a3-ultra"], {
 
 MACHINE_TYPES = dict((f["machine_type"], name) for name, f in FAMILIES.items())
 
+# GPU VMs that are no GPUDirect family: no GPU NICs, NCCL within one VM only. The inventory names and
+# groups them (gpu_class, group gpu_other) so that nobody wonders where they went, and the GPUDirect phases
+# leave them out in one line.
+OTHER_GPU_MACHINES = {
+    # RTX PRO 6000; NCCL_P2P_LEVEL=PHB, SYS on g4-standard-384 [CT examples/ml-slurm-g4.yaml]; the 1-, 2-
+    # and 4-GPU shapes as the public GPU catalogs name them [SP]
+    "g4": {"machine_types": ["g4-standard-48", "g4-standard-96", "g4-standard-192", "g4-standard-384"],
+           "gpu_model": "nvidia-rtx-pro-6000",
+           "why": "RTX PRO 6000 VMs run NCCL within one VM only (no GPU NICs; NCCL_P2P_LEVEL PHB, SYS on "
+                  "g4-standard-384)", "source": "CT examples/ml-slurm-g4.yaml"},
+}
+
 
 class FamilyError(ValueError):
     """A family, machine type or version that the table does not know."""
@@ -680,6 +692,13 @@ def machine_type_name(machine_type):
 def family_for_machine_type(machine_type):
     """Family id for a machine type (name or URL), or None when it is not an A3/A4 type."""
     return MACHINE_TYPES.get(machine_type_name(machine_type))
+
+
+def other_gpu_class(machine_type):
+    """The OTHER_GPU_MACHINES class of a machine type (name or URL): a GPU VM that is no GPUDirect family,
+    or None."""
+    name = machine_type_name(machine_type)
+    return next((cls for cls, spec in sorted(OTHER_GPU_MACHINES.items()) if name in spec["machine_types"]), None)
 
 
 def os_flavour(distribution):

@@ -28,9 +28,9 @@ HOSTNAME_SOURCES = ("name", "private_ip", "public_ip", "id", "labels.<key>")
 ANSIBLE_HOST_SOURCES = ("private_ip", "public_ip", "name")
 
 # Every host variable host_vars() makes, in the order it makes them.
-HOST_VARS = ("gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_id", "gce_machine_type",
-             "gce_labels", "gce_status", "gce_provisioning_model", "gce_placement_policies", "gce_topology",
-             "gce_reservation", "gce_accelerators", "gce_nics", "gpu_nics")
+HOST_VARS = ("gpu_family", "gpu_class", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_id",
+             "gce_machine_type", "gce_labels", "gce_status", "gce_provisioning_model", "gce_placement_policies",
+             "gce_topology", "gce_reservation", "gce_accelerators", "gce_nics", "gpu_nics")
 # What the collection's roles, playbooks, filters, modules, AWX project and inventories read from a
 # host (gce_status is AWX's enabled_var). ansible-core pays for every value an inventory sets, once
 # when it is added and again whenever the host's variables are resolved or listed, so a host
@@ -155,7 +155,10 @@ def instance_machine_type(instance):
 
 
 def default_machine_types():
-    return sorted(families.MACHINE_TYPES)
+    """The family table's machine types, and the GPU VMs of no family (G4), which the inventory names and
+    groups so that the phases can say they leave them out."""
+    return sorted(list(families.MACHINE_TYPES) + [t for spec in families.OTHER_GPU_MACHINES.values()
+                                                   for t in spec["machine_types"]])
 
 
 def _nic(index, raw, mtus):
@@ -204,6 +207,8 @@ def host_vars(instance, project, mtus):
     scheduling = instance.get("scheduling") or {}
     return {
         "gpu_family": family,
+        # the family, or the class of a GPU VM that is no GPUDirect family (G4), else None
+        "gpu_class": family or families.other_gpu_class(machine_type),
         "gpu_transport": transport,
         "gce_project": project,
         "gce_zone": instance_zone(instance),
@@ -395,6 +400,9 @@ def groups_for(hvars, hostname=None):
     groups = []
     if hvars.get("gpu_family"):
         groups.append("family_" + safe_group_name(hvars["gpu_family"]))
+    elif hvars.get("gpu_class"):
+        # a GPU VM of no GPUDirect family: grouped by its class, and with the others the phases leave out
+        groups += ["class_" + safe_group_name(hvars["gpu_class"]), "gpu_other"]
     if hvars.get("gpu_transport"):
         groups.append("transport_" + safe_group_name(hvars["gpu_transport"]))
     if hvars.get("gce_zone"):

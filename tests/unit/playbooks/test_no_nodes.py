@@ -90,3 +90,21 @@ def test_an_intentionally_empty_diagnosis_is_not_judged_and_not_a_pass(tmp_path)
     assert proc.returncode != 0, proc.stdout[-3000:]
     assert "diagnosis: not_judged" in proc.stdout
     assert "pass" not in [w.strip(",") for w in proc.stdout.split("diagnosis:", 1)[-1].split()[:1]]
+
+
+def test_gpu_vms_of_no_gpudirect_family_are_named_once_and_left_out(tmp_path):
+    """G4 VMs in the inventory (class_g4, as the gce_gpu plugin groups them): the run says so in one line and
+    acts on the GPUDirect nodes only; here there are none, so it stops as an empty run does."""
+    inv = {"class_g4": {"hosts": {"render-0": {"ansible_connection": "local"},
+                                  "render-1": {"ansible_connection": "local"}}}}
+    path = tmp_path / "cluster.yml"
+    path.write_text(yaml.safe_dump(inv))
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(path),
+            os.path.join(ROOT, "playbooks", "validate.yml"), "-e", "gpudirect_allow_empty=true"]
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml", GPUDIRECT_REPORT_DIR=str(tmp_path / "reports"))
+    proc = subprocess.run(argv, cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False)
+    lines = [line for line in proc.stdout.splitlines() if "g4 VM(s) left out" in line]
+    assert len(lines) == 1 and "(render-0, render-1)" in lines[0], proc.stdout[-3000:]
+    assert "render-0 " not in proc.stdout.split("PLAY RECAP")[-1], proc.stdout[-2000:]

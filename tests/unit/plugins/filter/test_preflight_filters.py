@@ -101,3 +101,15 @@ def test_nodes_outside_their_pairs_qualification_are_one_line_per_fact():
     assert QUALIFICATION(["n0"], ["a3-mega"], [{"driver": "580.65.06"}], plugin_version="v1.0.15") == []
     with pytest.raises(AnsibleFilterError, match="3 node"):
         QUALIFICATION(NODES, ["a3-mega"], [old])
+
+
+LEFT_OUT = FilterModule().filters()["_targets_left_out"]
+
+
+def test_gpu_vms_of_no_gpudirect_family_are_one_line_a_class():
+    assert LEFT_OUT({"all": ["a"], "gpu_nodes": ["a"]}) == []
+    [line] = LEFT_OUT({"class_g4": ["g4-b", "g4-a"], "gpu_other": ["g4-a", "g4-b"]})
+    assert line.startswith("2 g4 VM(s) left out (g4-a, g4-b): RTX PRO 6000 VMs run NCCL within one VM only")
+    assert line.endswith("no GPUDirect family [CT examples/ml-slurm-g4.yaml]")
+    with pytest.raises(AnsibleFilterError, match="groups mapping"):
+        LEFT_OUT(["a"])

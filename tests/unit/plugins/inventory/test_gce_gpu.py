@@ -18,7 +18,7 @@ import compute_harness as harness
 CONTRACT_VARS = {"ansible_host", "gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_status",
                  "gce_topology", "gce_nics", "gpu_nics"}
 # ...and what host_vars: full adds
-FULL_ONLY_VARS = {"gce_id", "gce_machine_type", "gce_labels", "gce_provisioning_model", "gce_placement_policies",
+FULL_ONLY_VARS = {"gpu_class", "gce_id", "gce_machine_type", "gce_labels", "gce_provisioning_model", "gce_placement_policies",
                   "gce_reservation", "gce_accelerators"}
 NIC_KEYS = {"name", "network", "ip", "mtu"}  # + mac when the API has one
 FULL_NIC_KEYS = NIC_KEYS | {"nic_type", "subnetwork", "public_ip"}
@@ -477,3 +477,22 @@ def test_rejected_service_account_key(emulator, run_plugin, config, tmp_path):
     with pytest.raises(AnsibleParserError, match="^gce_gpu: could not obtain an access token: .*invalid_grant"):
         run_plugin(cfg)
     assert emulator.stats()["api"] == 0
+
+
+def test_g4_vms_are_classified_and_grouped_apart_from_the_gpudirect_nodes(make_emulator, run_plugin, config):
+    """G4 (RTX PRO 6000) VMs run NCCL within one VM only: listed by default, named by class, and kept out of
+    gpu_nodes, the group every phase targets."""
+    fleet = {"projects": {"proj-a": {
+        "instances": [fx.gpu_instance("mega-0", "a3-mega", prefix="mega"),
+                      fx.plain_instance("render-0", machine_type="g4-standard-96", index=1),
+                      fx.plain_instance("render-1", machine_type="g4-standard-384", index=2),
+                      fx.plain_instance("web-0", index=3)],
+        "networks": dict(fx.networks_for("mega", "a3-mega"), default={"mtu": 1460})}}}
+    emu = make_emulator(fleet)
+    run = run_plugin(config(emu, host_vars="full", groups={"gpu_nodes": "gpu_family is not none"}))
+    assert sorted(run.hosts) == ["mega-0", "render-0", "render-1"]
+    assert run.hosts["render-0"]["gpu_family"] is None and run.hosts["render-0"]["gpu_class"] == "g4"
+    assert run.hosts["mega-0"]["gpu_class"] == "a3-mega"
+    assert run.group("gpu_nodes") == ["mega-0"]
+    assert run.group("class_g4") == run.group("gpu_other") == ["render-0", "render-1"]
+    assert run.group("family_a3_mega") == ["mega-0"]
