@@ -286,36 +286,36 @@ def _nvlink(expected, ev, gpus):
     return out
 
 
-# <fabric><health> values that mean the NVLink domain cannot carry this GPU's traffic at full bandwidth,
-# and those that mean it is recovering on its own (look again before acting)
-FABRIC_UNHEALTHY = {"summary": ("unhealthy",), "bandwidth": ("degraded",)}
-FABRIC_LIMITED = {"summary": ("limited capacity", "limited")}
-FABRIC_WORDS = {"summary": "health", "bandwidth": "bandwidth"}
+# <fabric><health> (R570+ drivers), what each value means: (field, values, words, fault) - a fault means the
+# NVLink domain cannot carry this GPU's traffic at full bandwidth; the rest mean it is short of capacity or
+# recovering on its own (look again before acting). Booleans are listed with the value True.
+FABRIC_HEALTH = (
+    ("summary", ("unhealthy",), "health %s", True),
+    ("bandwidth", ("degraded",), "bandwidth %s", True),
+    ("route_unhealthy", (True,), "a route is unhealthy", True),
+    ("incorrect_configuration", None, "incorrect configuration: %s", True),
+    ("summary", ("limited capacity", "limited"), "health %s", False),
+    ("route_recovery_in_progress", (True,), "route recovery in progress", False),
+    ("access_timeout_recovery", (True,), "recovering from an access timeout", False),
+)
 
 
 def _fabric_health(gpu):
-    """The fabric's own health summary (R570+ drivers), wherever a GPU reports one."""
+    """The fabric's own health summary, wherever a GPU reports one."""
     health = gpu.get("fabric_health") or {}
-    bad, passing = [], []
-    for key, values in FABRIC_UNHEALTHY.items():
-        if (health.get(key) or "").lower() in values:
-            bad.append("%s %s" % (FABRIC_WORDS[key], health[key]))
-    if health.get("route_unhealthy"):
-        bad.append("a route is unhealthy")
-    if health.get("incorrect_configuration"):
-        bad.append("incorrect configuration: %s" % health["incorrect_configuration"])
-    for key, values in FABRIC_LIMITED.items():
-        if (health.get(key) or "").lower() in values:
-            passing.append("%s %s" % (FABRIC_WORDS[key], health[key]))
-    if health.get("route_recovery_in_progress"):
-        passing.append("route recovery in progress")
-    if health.get("access_timeout_recovery"):
-        passing.append("recovering from an access timeout")
-    if bad:
+    said = {True: [], False: []}
+    for field, values, words, fault in FABRIC_HEALTH:
+        value = health.get(field)
+        if value is None or value is False:
+            continue
+        matched = value.lower() in values if isinstance(value, str) and values else values is None or value in values
+        if matched:
+            said[fault].append(words % value if "%s" in words else words)
+    if said[True]:
         return [finding(_label(gpu), "fail", "NVLink fabric %s: multi-node NVLink traffic of this GPU is at risk"
-                        % "; ".join(bad + passing), "reboot", ["reboot"])]
-    if passing:
-        return [finding(_label(gpu), "warn", "NVLink fabric %s: look again before acting" % "; ".join(passing),
+                        % "; ".join(said[True] + said[False]), "reboot", ["reboot"])]
+    if said[False]:
+        return [finding(_label(gpu), "warn", "NVLink fabric %s: look again before acting" % "; ".join(said[False]),
                         "rerun")]
     return []
 

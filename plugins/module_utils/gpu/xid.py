@@ -37,16 +37,21 @@ _LINK_NUMBER = re.compile(r"\bLink\s+(\d+)\b")
 _UNKNOWN_PID = ("<unknown>", "", "unknown")
 
 
+def _matching(text, pattern):
+    """The match of pattern in each line of text that has one."""
+    for line in (text or "").splitlines():
+        match = pattern.search(line)
+        if match:
+            yield match
+
+
 def events(text):
     """Kernel log text -> [{pci_bus_id, xid, pid, message}] in log order.
 
     pci_bus_id is the '0000:9b:00' form (nvidia_smi.bus_key); pid is an int or None.
     """
     out = []
-    for line in (text or "").splitlines():
-        match = _XID.search(line)
-        if not match:
-            continue
+    for match in _matching(text, _XID):
         rest = (match.group(3) or "").strip()
         pid = None
         found = _PID.match(rest)
@@ -62,11 +67,12 @@ def events(text):
     return out
 
 
-def grouped(found):
-    """Events -> [((pci_bus_id, xid), [events])], one group per GPU and Xid, in first-seen order."""
+def grouped(found, number="xid"):
+    """Events -> [((pci_bus_id, xid), [events])], one group per GPU and Xid (number="sxid": per NVSwitch and
+    SXid), in first-seen order."""
     groups, order = {}, []
     for event in found:
-        key = (event["pci_bus_id"], event["xid"])
+        key = (event["pci_bus_id"], event[number])
         if key not in groups:
             order.append(key)
             groups[key] = []
@@ -99,10 +105,7 @@ def sxid_events(text):
     ("Severity 1 Engine instance ...", "Data {...}"); links are the link numbers the line names.
     """
     out = []
-    for line in (text or "").splitlines():
-        match = _SXID.search(line)
-        if not match:
-            continue
+    for match in _matching(text, _SXID):
         rest = (match.group(4) or "").strip()
         word = _SEVERITY_WORD.match(rest)
         fatal = None
@@ -117,14 +120,7 @@ def sxid_events(text):
 
 def grouped_sxids(found):
     """SXid events -> [((pci_bus_id, sxid), [events])], one group per NVSwitch and SXid, in first-seen order."""
-    groups, order = {}, []
-    for event in found:
-        key = (event["pci_bus_id"], event["sxid"])
-        if key not in groups:
-            order.append(key)
-            groups[key] = []
-        groups[key].append(event)
-    return [(key, groups[key]) for key in order]
+    return grouped(found, number="sxid")
 
 
 def describe(number, message=""):
