@@ -9,6 +9,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible.errors import AnsibleFilterError
 
 from ansible.module_utils.six.moves.collections_abc import Mapping
@@ -149,9 +151,9 @@ def targets_left_out(groups, shown=8):
         raise AnsibleFilterError("_targets_left_out: expects the groups mapping, got %s" % type(groups).__name__)
     lines = []
     for name, spec in sorted(family_table.OTHER_GPU_MACHINES.items()):
-        hosts = sorted(groups.get("class_" + name) or [])
+        hosts = sorted(groups.get("class_" + re.sub(r"[^A-Za-z0-9_]", "_", name)) or [])
         if hosts:
-            lines.append("%d %s VM(s) left out (%s): %s, no GPUDirect family [%s]"
+            lines.append("%d %s VM(s) left out (%s): %s [%s]"
                          % (len(hosts), name, _names(hosts, shown), spec["why"], spec["source"]))
     return lines
 

@@ -644,9 +644,9 @@ FAMILIES["a4"] = _based_on(FAMILIES["a3-ultra"], {
 
 MACHINE_TYPES = dict((f["machine_type"], name) for name, f in FAMILIES.items())
 
-# GPU VMs that are no GPUDirect family: no GPU NICs, NCCL within one VM only. The inventory names and
-# groups them (gpu_class, group gpu_other) so that nobody wonders where they went, and the GPUDirect phases
-# leave them out in one line.
+# GPU VMs the GPUDirect phases do not configure: G4 has no GPU NICs (NCCL within one VM only), A4X Max a
+# network shape this release does not read yet. The inventory names and groups them (gpu_class, group
+# gpu_other) so that nobody wonders where they went, and the phases leave them out in one line.
 OTHER_GPU_MACHINES = {
     # RTX PRO 6000; NCCL_P2P_LEVEL=PHB, SYS on g4-standard-384 [CT examples/ml-slurm-g4.yaml]; the 1-, 2-
     # and 4-GPU shapes as the public GPU catalogs name them [SP]
@@ -654,6 +654,13 @@ OTHER_GPU_MACHINES = {
            "gpu_model": "nvidia-rtx-pro-6000",
            "why": "RTX PRO 6000 VMs run NCCL within one VM only (no GPU NICs; NCCL_P2P_LEVEL PHB, SYS on "
                   "g4-standard-384)", "source": "CT examples/ml-slurm-g4.yaml"},
+    # GB300 bare metal: 2 IDPF NICs on VPCs at MTU 4096 and 8 MRDMA NICs that are IPv6-only on one subnet of a
+    # RoCE VPC at 8896, with DOCA-OFED, openibd and asapd-lite on the host [CT examples/machine-learning/
+    # a4x-maxgpu-4g-metal]. Left out, not misread, until the GPU NIC records, MTU and readiness checks read
+    # IPv6-only NICs that share a subnet.
+    "a4x-max": {"machine_types": ["a4x-maxgpu-4g-metal"], "gpu_model": "nvidia-gb300",
+                "why": "A4X Max (GB300) has IPv6-only RDMA NICs on one subnet, which this release does not "
+                       "configure or check yet", "source": "CT examples/machine-learning/a4x-maxgpu-4g-metal"},
 }
 
 

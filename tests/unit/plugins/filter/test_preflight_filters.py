@@ -110,6 +110,6 @@ def test_gpu_vms_of_no_gpudirect_family_are_one_line_a_class():
     assert LEFT_OUT({"all": ["a"], "gpu_nodes": ["a"]}) == []
     [line] = LEFT_OUT({"class_g4": ["g4-b", "g4-a"], "gpu_other": ["g4-a", "g4-b"]})
     assert line.startswith("2 g4 VM(s) left out (g4-a, g4-b): RTX PRO 6000 VMs run NCCL within one VM only")
-    assert line.endswith("no GPUDirect family [CT examples/ml-slurm-g4.yaml]")
+    assert line.endswith("SYS on g4-standard-384) [CT examples/ml-slurm-g4.yaml]")
     with pytest.raises(AnsibleFilterError, match="groups mapping"):
         LEFT_OUT(["a"])
