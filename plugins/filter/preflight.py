@@ -145,8 +145,9 @@ def targets_problem(matched, pattern, sources=None, expected=0, allow_empty=Fals
 
 
 def targets_left_out(groups, shown=8):
-    """One line per class of GPU VMs of no GPUDirect family (G4) in the inventory: the GPUDirect phases leave
-    them out, and say so once instead of acting on them or passing over them in silence."""
+    """One line per class of GPU VMs the GPUDirect phases do not configure (family_table.OTHER_GPU_MACHINES: G4,
+    and A4X Max for now) in the inventory: the phases leave them out, and say so once instead of acting on
+    them or passing over them in silence."""
     if not isinstance(groups, Mapping):
         raise AnsibleFilterError("_targets_left_out: expects the groups mapping, got %s" % type(groups).__name__)
     lines = []

@@ -35,6 +35,8 @@ Source keys used in the comments (in brackets, and first in each "source" value)
   NVIMEX NVIDIA IMEX guide (nodes_config.cfg, ports, channel devices)
   NVFM NVIDIA Fabric Manager user guide (NVSwitch systems need it running)
   VLLM vllm-project/vllm (pull 16992: NCCL_CUMEM_ENABLE=0 disables multi-node NVLink on GB200)
+  GMS  Google's Model Garden deployment machine specs, as a public deploy-cost script lists them
+       (G4 machine types and their GPU counts)
 
 A family that is another plus a few differences is declared that way (_based_on),
 so the facts they share are written once.
@@ -648,8 +650,8 @@ MACHINE_TYPES = dict((f["machine_type"], name) for name, f in FAMILIES.items())
 # network shape this release does not read yet. The inventory names and groups them (gpu_class, group
 # gpu_other) so that nobody wonders where they went, and the phases leave them out in one line.
 OTHER_GPU_MACHINES = {
-    # RTX PRO 6000; NCCL_P2P_LEVEL=PHB, SYS on g4-standard-384 [CT examples/ml-slurm-g4.yaml]; the 1-, 2-
-    # and 4-GPU shapes as the public GPU catalogs name them [SP]
+    # RTX PRO 6000; NCCL_P2P_LEVEL=PHB, SYS on g4-standard-384 [CT examples/ml-slurm-g4.yaml]; the four
+    # shapes of 1, 2, 4 and 8 GPUs [GMS]
     "g4": {"machine_types": ["g4-standard-48", "g4-standard-96", "g4-standard-192", "g4-standard-384"],
            "gpu_model": "nvidia-rtx-pro-6000",
            "why": "RTX PRO 6000 VMs run NCCL within one VM only (no GPU NICs; NCCL_P2P_LEVEL PHB, SYS on "
@@ -702,8 +704,8 @@ def family_for_machine_type(machine_type):
 
 
 def other_gpu_class(machine_type):
-    """The OTHER_GPU_MACHINES class of a machine type (name or URL): a GPU VM that is no GPUDirect family,
-    or None."""
+    """The OTHER_GPU_MACHINES class of a machine type (name or URL): a GPU VM the GPUDirect phases do not
+    configure, or None."""
     name = machine_type_name(machine_type)
     return next((cls for cls, spec in sorted(OTHER_GPU_MACHINES.items()) if name in spec["machine_types"]), None)
 

@@ -82,8 +82,8 @@ def gather(run, which, sys_dir="/sys", fabric_manager=False):
     Returns the evidence judge() reads; a part that could not be read holds its error.
     """
     ev = {"driver": None, "driver_error": None, "pci": None, "pci_error": None, "smi": None, "smi_error": None,
-          "smi_unreadable": None, "smi_missing": False, "nvlink": None, "nvlink_error": None, "kernel_log": None, "kernel_log_error": None,
-          "fabric_manager": None, "fabric_manager_error": None}
+          "smi_unreadable": None, "smi_missing": False, "nvlink": None, "nvlink_error": None, "kernel_log": None,
+          "kernel_log_error": None, "fabric_manager": None, "fabric_manager_error": None}
     try:
         with open(os.path.join(sys_dir, "module/nvidia/version")) as fh:
             ev["driver"] = fh.read().strip() or "loaded"
