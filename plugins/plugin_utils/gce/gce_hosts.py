@@ -155,8 +155,8 @@ def instance_machine_type(instance):
 
 
 def default_machine_types():
-    """The family table's machine types, and the GPU VMs of no family (G4), which the inventory names and
-    groups so that the phases can say they leave them out."""
+    """The family table's machine types, and the GPU VMs the phases do not configure (G4, A4X Max), which the
+    inventory names and groups so that the phases can say they leave them out."""
     return sorted(list(families.MACHINE_TYPES) + [t for spec in families.OTHER_GPU_MACHINES.values()
                                                    for t in spec["machine_types"]])
 
@@ -207,7 +207,7 @@ def host_vars(instance, project, mtus):
     scheduling = instance.get("scheduling") or {}
     return {
         "gpu_family": family,
-        # the family, or the class of a GPU VM that is no GPUDirect family (G4), else None
+        # the family, or the class of a GPU VM the phases do not configure (G4, A4X Max), else None
         "gpu_class": family or families.other_gpu_class(machine_type),
         "gpu_transport": transport,
         "gce_project": project,
@@ -401,7 +401,7 @@ def groups_for(hvars, hostname=None):
     if hvars.get("gpu_family"):
         groups.append("family_" + safe_group_name(hvars["gpu_family"]))
     elif hvars.get("gpu_class"):
-        # a GPU VM of no GPUDirect family: grouped by its class, and with the others the phases leave out
+        # a GPU VM the phases do not configure: grouped by its class, and with the others they leave out
         groups += ["class_" + safe_group_name(hvars["gpu_class"]), "gpu_other"]
     if hvars.get("gpu_transport"):
         groups.append("transport_" + safe_group_name(hvars["gpu_transport"]))
