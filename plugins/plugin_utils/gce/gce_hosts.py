@@ -157,8 +157,8 @@ def instance_machine_type(instance):
 def default_machine_types():
     """The family table's machine types, and the GPU VMs the phases do not configure (G4, A4X Max), which the
     inventory names and groups so that the phases can say they leave them out."""
-    return sorted(list(families.MACHINE_TYPES) + [t for spec in families.OTHER_GPU_MACHINES.values()
-                                                   for t in spec["machine_types"]])
+    others = [t for spec in families.OTHER_GPU_MACHINES.values() for t in spec["machine_types"]]
+    return sorted(list(families.MACHINE_TYPES) + others)
 
 
 def _nic(index, raw, mtus):
