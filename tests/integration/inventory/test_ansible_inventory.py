@@ -14,8 +14,8 @@ pytestmark = pytest.mark.emulator
 # host_vars: minimal (the default), as ansible-inventory --list shows them
 CONTRACT_VARS = {"ansible_host", "gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_status",
                  "gce_topology", "gce_nics", "gpu_nics"}
-FULL_ONLY_VARS = {"gpu_class", "gce_id", "gce_machine_type", "gce_labels", "gce_provisioning_model", "gce_placement_policies",
-                  "gce_reservation", "gce_accelerators"}
+FULL_ONLY_VARS = {"gpu_class", "gce_id", "gce_machine_type", "gce_labels", "gce_provisioning_model",
+                  "gce_placement_policies", "gce_reservation", "gce_accelerators"}
 
 
 def test_list_gives_contract_vars_and_groups(emulator, ansible, config):
