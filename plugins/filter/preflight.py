@@ -9,13 +9,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
 from ansible.errors import AnsibleFilterError
 
 from ansible.module_utils.six.moves.collections_abc import Mapping
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families as family_table
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce.gce_hosts import class_group
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import qualification
 
 
@@ -152,7 +151,7 @@ def targets_left_out(groups, shown=8):
         raise AnsibleFilterError("_targets_left_out: expects the groups mapping, got %s" % type(groups).__name__)
     lines = []
     for name, spec in sorted(family_table.OTHER_GPU_MACHINES.items()):
-        hosts = sorted(groups.get("class_" + re.sub(r"[^A-Za-z0-9_]", "_", name)) or [])
+        hosts = sorted(groups.get(class_group(name)) or [])
         if hosts:
             lines.append("%d %s VM(s) left out (%s): %s [%s]"
                          % (len(hosts), name, _names(hosts, shown), spec["why"], spec["source"]))

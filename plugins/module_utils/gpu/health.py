@@ -308,8 +308,7 @@ def _fabric_health(gpu):
         value = health.get(field)
         if value is None or value is False:
             continue
-        matched = value.lower() in values if isinstance(value, str) and values else values is None or value in values
-        if matched:
+        if values is None or (value.lower() if isinstance(value, str) else value) in values:
             said[fault].append(words % value if "%s" in words else words)
     if said[True]:
         return [finding(_label(gpu), "fail", "NVLink fabric %s: multi-node NVLink traffic of this GPU is at risk"

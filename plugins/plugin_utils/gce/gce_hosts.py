@@ -59,6 +59,11 @@ def safe_group_name(name):
     return re.sub(r"[^A-Za-z0-9_]", "_", str(name))
 
 
+def class_group(gpu_class):
+    """The default group of the GPU VMs of one class the phases leave out (families.OTHER_GPU_MACHINES)."""
+    return "class_" + safe_group_name(gpu_class)
+
+
 def machine_type_regex(machine_types):
     """A Compute API (RE2) regex matching machineType URLs of the given names."""
     return ".*/(%s)" % "|".join(regex_escape(m) for m in sorted(machine_types))
@@ -402,7 +407,7 @@ def groups_for(hvars, hostname=None):
         groups.append("family_" + safe_group_name(hvars["gpu_family"]))
     elif hvars.get("gpu_class"):
         # a GPU VM the phases do not configure: grouped by its class, and with the others they leave out
-        groups += ["class_" + safe_group_name(hvars["gpu_class"]), "gpu_other"]
+        groups += [class_group(hvars["gpu_class"]), "gpu_other"]
     if hvars.get("gpu_transport"):
         groups.append("transport_" + safe_group_name(hvars["gpu_transport"]))
     if hvars.get("gce_zone"):
