@@ -57,7 +57,8 @@ def families_table():
             for b in fam["baselines"]) or "none published"
         lines.append("| `%s` | `%s` | %d x %s | %s | %d x %s %d Gbps | %s | %s | %s | %s |" % (
             name, fam["machine_type"], fam["gpu"]["count"], fam["gpu"]["model"], fam["transport"],
-            len(nics["gpu_indexes"]), "/".join(gpu_types), nics["gpu_nic_gbps"], _fmt(fam["vpc_mtu"]),
+            len(nics["gpu_indexes"]), "/".join(gpu_types), nics["gpu_nic_gbps"],
+            _fmt(fam["vpc_mtu"]) + (" (host NICs %s)" % fam["host_vpc_mtu"] if fam.get("host_vpc_mtu") else ""),
             rxdm_s, plugin_s, base))
     return "\n".join(lines)
 

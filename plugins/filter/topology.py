@@ -38,7 +38,7 @@ def topology_sort(items, key="topology"):
 
 
 def nic_peer_plan(hosts, host, hostvars, sampled=2):
-    """{network: [addresses]} the host pings from each GPU NIC: ring neighbours plus ``sampled`` peers."""
+    """{nic: [addresses]} the host pings from each GPU NIC: ring neighbours plus ``sampled`` peers."""
     if not isinstance(hosts, (list, tuple)):
         raise AnsibleFilterError("_nic_peer_plan: expects the list of play hosts, got %s" % type(hosts).__name__)
     try:
@@ -55,7 +55,8 @@ def nic_peer_plan(hosts, host, hostvars, sampled=2):
         records = hvars.get("gpu_nics") or []
         if not isinstance(records, (list, tuple)) or not all(isinstance(r, dict) for r in records):
             raise AnsibleFilterError("_nic_peer_plan: %s's gpu_nics must be a list of NIC records" % name)
-        nics[name] = [{"network": r.get("network"), "ip": r.get("ip")} for r in records]
+        nics[name] = [{"name": r.get("name"), "network": r.get("network"), "ip": r.get("ip"), "ipv6": r.get("ipv6")}
+                      for r in records]
     return peer_plan.nic_peers(str(host), hosts, nics, placement, sampled)
 
 

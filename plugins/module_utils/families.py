@@ -37,6 +37,9 @@ Source keys used in the comments (in brackets, and first in each "source" value)
   VLLM vllm-project/vllm (pull 16992: NCCL_CUMEM_ENABLE=0 disables multi-node NVLink on GB200)
   GMS  Google's Model Garden deployment machine specs, as a public deploy-cost script lists them
        (G4 machine types and their GPU counts)
+  CTX  cluster-toolkit's A4X Max example (examples/machine-learning/a4x-maxgpu-4g-metal at 11299f6:
+       a4xmax-bm-slurm-blueprint.yaml, system_benchmarks/run-nccl-tests-via-ramble.sh)
+  NVCC NVIDIA "CUDA GPU Compute Capability" table
 
 A family that is another plus a few differences is declared that way (_based_on),
 so the facts they share are written once.
@@ -644,11 +647,49 @@ FAMILIES["a4"] = _based_on(FAMILIES["a3-ultra"], {
     "source": "CT a4high blueprints; GNB; NVM; DS",
 })
 
+# A4X Max is A4X with GB300 GPUs on bare metal and another network shape [CTX; GNB]: two IDPF NICs on
+# ordinary dual-stack VPCs at MTU 4096, and eight MRDMA NICs, IPv6-only, all on the one subnet of a RoCE VPC
+# (network profile <zone>-vpc-roce-metal) at 8896. The host needs DOCA-OFED with openibd, and the privileged
+# asapd-lite service [CTX].
+FAMILIES["a4x-max"] = _based_on(FAMILIES["a4x"], {
+    "machine_type": "a4x-maxgpu-4g-metal",
+    # compute capability 10.3 [NVCC]; no GB300 NVLink figure in the sources: GB200's (NVLink 5) stands
+    "gpu": {"model": "nvidia-gb300", "cuda_arch": "103", "smi_name": "GB300"},
+    # 4 CX-8 SuperNICs: 3,200 Gbps in an 8-way rail-aligned topology, so 400 Gbps a rail [GNB]. Host names
+    # eth0, eth1 (NCCL_SOCKET_IFNAME), RDMA netdevs in the order the CT script lists them (UCX_NET_DEVICES)
+    # [CTX]; bare metal runs Ubuntu only, so the COS names are the same
+    "nics": dict(_nics(["eth0", "eth1"] + ["gpu%drdma%d" % (g, r) for r in range(2) for g in range(4)],
+                       ["eth0", "eth1"] + ["gpu%drdma%d" % (g, r) for r in range(2) for g in range(4)],
+                       ["IDPF"] * 2 + ["MRDMA"] * 8, list(range(2, 10)), [0, 1], 400),
+                 # the RDMA NICs: stack_type IPV6_ONLY, one subnet for all eight [CTX]
+                 gpu_stack_type="IPV6_ONLY", gpu_shared_subnet=True),
+    "rdma_devices": ["mlx5_%d" % i for i in range(8)],  # NCCL_IB_HCA [CTX]
+    "vpc_mtu": 8896,                 # the RoCE VPC: gpu-rdma-vpc's default, the guest's MTUBytes [CTX]
+    "host_vpc_mtu": 4096,            # the two IDPF VPCs [CTX]
+    "max_vm_gbps": 3600,             # [GNB]
+    "plugin": _gib_plugin(_REGISTRY + "/gpudirect-gib/nccl-gib-a4x-max-arm64", "v1.1.1"),  # [CTX]
+    # the RoCE v2 GID of the NIC's IPv6 address [CTX ramble script]
+    "nccl_env": {"NCCL_IB_GID_INDEX": "3"},
+    "host": {
+        # what CT's blueprint installs and the phases do not: the doca-ofed package with openibd enabled, and
+        # asapd-lite enabled (a privileged container on the host network) [CTX]; DOCA-OFED is found by its
+        # ofed_info command, which prints the DOCA-Host version (`ofed_info -s`)
+        "prerequisites": {"commands": {"ofed_info": "DOCA-OFED (the doca-ofed package)"},
+                          "units": ["openibd.service", "asapd-lite.service"], "source": "CTX"},
+    },
+    # no A4X Max figure is published: neither an NVLink-domain nor a network baseline, nor a floor
+    "baselines": [],
+    "avg_busbw_floor": UNKNOWN,
+    # the CT script runs ramble's defaults over these three [CTX]
+    "nccl_tests": {"collectives": ["all_gather", "all_reduce", "reduce_scatter"]},
+    "source": "CTX; GNB; NVCC",
+})
+
 MACHINE_TYPES = dict((f["machine_type"], name) for name, f in FAMILIES.items())
 
-# GPU VMs the GPUDirect phases do not configure: G4 has no GPU NICs (NCCL within one VM only), A4X Max a
-# network shape this release does not read yet. The inventory names and groups them (gpu_class, group
-# gpu_other) so that nobody wonders where they went, and the phases leave them out in one line.
+# GPU VMs the GPUDirect phases do not configure: G4 has no GPU NICs (NCCL within one VM only). The
+# inventory names and groups them (gpu_class, group gpu_other) so that nobody wonders where they went, and
+# the phases leave them out in one line.
 OTHER_GPU_MACHINES = {
     # RTX PRO 6000; NCCL_P2P_LEVEL=PHB, SYS on g4-standard-384 [CT examples/ml-slurm-g4.yaml]; the four
     # shapes of 1, 2, 4 and 8 GPUs [GMS]
@@ -656,13 +697,6 @@ OTHER_GPU_MACHINES = {
            "gpu_model": "nvidia-rtx-pro-6000",
            "why": "RTX PRO 6000 VMs run NCCL within one VM only (no GPU NICs; NCCL_P2P_LEVEL PHB, SYS on "
                   "g4-standard-384)", "source": "CT examples/ml-slurm-g4.yaml"},
-    # GB300 bare metal: 2 IDPF NICs on VPCs at MTU 4096 and 8 MRDMA NICs that are IPv6-only on one subnet of a
-    # RoCE VPC at 8896, with DOCA-OFED, openibd and asapd-lite on the host [CT examples/machine-learning/
-    # a4x-maxgpu-4g-metal]. Left out, not misread, until the GPU NIC records, MTU and readiness checks read
-    # IPv6-only NICs that share a subnet.
-    "a4x-max": {"machine_types": ["a4x-maxgpu-4g-metal"], "gpu_model": "nvidia-gb300",
-                "why": "A4X Max (GB300) has IPv6-only RDMA NICs on one subnet, which this release does not "
-                       "configure or check yet", "source": "CT examples/machine-learning/a4x-maxgpu-4g-metal"},
 }
 
 

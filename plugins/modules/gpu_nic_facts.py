@@ -34,8 +34,8 @@ options:
   gpu_nics:
     description:
       - The GPU NICs the VM should have, in GPU-NIC order, as in the C(gpu_nics) inventory host variable.
-      - Each item needs C(mac) or C(ip), and C(mtu) between 576 and 9216 (a GPU NIC without its VPC MTU is an error
-        naming the item, the node and the network); C(name) (C(nic1)...), C(mtu) and C(network) are carried into
+      - Each item needs C(mac), C(ip) or C(ipv6) (an IPv6-only NIC), and C(mtu) between 576 and 9216 (a GPU NIC
+        without its VPC MTU is an error naming the item, the node and the network); C(name) (C(nic1)...), C(mtu) and C(network) are carried into
         the result.
       - When omitted, the NICs are read from the metadata server (see O(use_metadata)).
     type: list
@@ -64,7 +64,7 @@ options:
     type: int
     default: 3
 notes:
-  - IPv4 addresses are not in sysfs; they are read with C(ip -j -4 addr show) (iproute2).
+  - IP addresses are not in sysfs; they are read with C(ip -j addr show) (iproute2).
 seealso:
   - module: gpudirect.gcp.gpu_nic_ready
 """
@@ -99,7 +99,7 @@ ansible_facts:
         interfaces:
           description:
             - Ethernet interfaces keyed by name, each with C(name), C(mac), C(mtu), C(operstate), C(admin_up),
-              C(carrier), C(ipv4) (addresses), C(ipv4_cidrs), C(driver), C(pci_address) and C(speed_mbps)
+              C(carrier), C(ipv4) (addresses), C(ipv4_cidrs), C(ipv6) (global addresses), C(driver), C(pci_address) and C(speed_mbps)
               (null when unknown).
           type: dict
           sample: {"eth1": {"name": "eth1", "mac": "42:01:0a:00:01:02", "mtu": 8244, "operstate": "up",
@@ -123,8 +123,9 @@ ansible_facts:
           description: Where the expected NICs came from, C(inventory), C(metadata) or C(none).
           type: str
         gpu_nics:
-          description: One entry per expected GPU NIC, with C(nic), C(network), C(mac), C(ip),
-            C(expected_mtu), C(iface) (null when not found), C(matched_by) (C(mac), C(ip) or null) and C(mtu).
+          description: One entry per expected GPU NIC, with C(nic), C(network), C(mac), C(ip), C(ipv6),
+            C(expected_mtu), C(iface) (null when not found), C(matched_by) (C(mac), C(ip), C(ipv6) or null) and
+            C(mtu).
           type: list
           elements: dict
         gpu_ifaces:
@@ -189,8 +190,8 @@ def expected_nics(gm):
     check_family(p["family"])
     for opt in ("gpu_nics", "all_nics"):
         for index, nic in enumerate(p[opt] or []):
-            if not (nic.get("mac") or nic.get("ip")):
-                raise ModuleInputError("%s[%d] (%s) has neither mac nor ip, so it cannot be matched"
+            if not (nic.get("mac") or nic.get("ip") or nic.get("ipv6")):
+                raise ModuleInputError("%s[%d] (%s) has neither mac nor ip nor ipv6, so it cannot be matched"
                                        % (opt, index, nic.get("name", "unnamed")))
     for index, nic in enumerate(p["gpu_nics"] or []):
         problem = nic_map.mtu_problem(nic)
@@ -238,7 +239,7 @@ def gather(gm, root="/"):
         "gpu_ifaces": [m["iface"] for m in gpu_map if m["iface"]],
         "host_nics": host_map,
         "host_ifaces": [m["iface"] for m in host_map if m["iface"]],
-        "unmatched": [m["nic"] or m["mac"] or m["ip"] for m in gpu_map + host_map if not m["iface"]],
+        "unmatched": [m["nic"] or m["mac"] or m["ip"] or m["ipv6"] for m in gpu_map + host_map if not m["iface"]],
     }
 
 

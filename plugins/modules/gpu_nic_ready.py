@@ -29,7 +29,7 @@ options:
     description:
       - The NICs to check as the NIC map records M(gpudirect.gcp.gpu_nic_facts) returns them
         (C(ansible_facts.gpu_nic_facts.gpu_nics)), passed as they come; the module reads C(iface) (else C(mac))
-        to find each interface, C(expected_mtu), C(ip) and C(nic), and ignores the record's other keys.
+        to find each interface, C(expected_mtu), C(ip), C(ipv6) and C(nic), and ignores the record's other keys.
       - Exactly one of O(nic_map) and O(nics) is required.
     type: list
     elements: dict
@@ -52,6 +52,10 @@ options:
       ip:
         description: An IPv4 address the interface must hold.
         type: str
+      ipv6:
+        description: An IPv6 address the interface must hold (an IPv6-only NIC, such as A4X Max's RDMA NICs).
+        type: str
+        version_added: 1.1.0
       nic:
         description: The NIC's API name (C(nic1)...), carried into the result.
         type: str
@@ -86,7 +90,7 @@ options:
 notes:
   - Peer pings need C(ping) from iputils. Keep the peer lists short on large clusters (the
     readiness phase plans a bounded set); a node that cannot send a ping retries it.
-  - IPv4 addresses are read with C(ip -j -4 addr show).
+  - IP addresses are read with C(ip -j addr show).
 seealso:
   - module: gpudirect.gcp.gpu_nic_facts
 """
@@ -165,6 +169,11 @@ nics:
       description: The interface's IPv4 addresses.
       type: list
       elements: str
+    ipv6:
+      description: The interface's global IPv6 addresses.
+      type: list
+      elements: str
+      version_added: 1.1.0
     peers:
       description:
         - Each ping with C(address), C(ok), C(argv) and C(tries).
@@ -201,7 +210,7 @@ def argument_spec():
         nic_map=dict(type="list", elements="dict"),
         nics=dict(type="list", elements="dict", options=dict(
             name=dict(type="str"), mac=dict(type="str"), mtu=dict(type="int"),
-            ip=dict(type="str"), nic=dict(type="str"))),
+            ip=dict(type="str"), ipv6=dict(type="str"), nic=dict(type="str"))),
         peers=dict(type="dict"),
         timeout=dict(type="int", default=0),
         poll_interval=dict(type="float", default=1.0),

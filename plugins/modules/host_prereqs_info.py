@@ -19,8 +19,9 @@ description:
   - A guest OS the phases can configure (Container-Optimized OS, read-only with an C(/etc) reset at boot, is
     refused alone); the NVIDIA driver loaded (its version); on A3 Mega the dmabuf import helper device; on TCPX and TCPXO
     families a container engine; the nccl-tests programs, or the CUDA compiler and make to build them; on gIB
-    families the package repository C(nccl-gib) comes from; each registry of O(registries) taking a TCP
-    connection from the node.
+    families the package repository C(nccl-gib) comes from; the host software the family table names for the
+    family and no phase installs (A4X Max - DOCA-OFED, C(openibd) and C(asapd-lite) enabled); each registry of
+    O(registries) taking a TCP connection from the node.
   - Reads files, looks up commands and opens a TCP connection to each registry (closed at once); changes nothing.
 options:
   family:

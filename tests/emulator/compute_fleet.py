@@ -20,9 +20,17 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils import families  # n
 
 
 def gpu_networks(prefix, family):
-    """Network names of a family's NICs: <prefix>-net-0 .. (one VPC per NIC)."""
-    count = families.FAMILIES[family]["nics"]["count"]
-    return ["%s-net-%d" % (prefix, i) for i in range(count)]
+    """Network names of a family's NICs: <prefix>-net-0 .. (one VPC per NIC; A4X Max's RDMA NICs all on the
+    first RDMA one)."""
+    nics = families.FAMILIES[family]["nics"]
+    first = nics["gpu_indexes"][0]
+    return ["%s-net-%d" % (prefix, first if nics.get("gpu_shared_subnet") and i in nics["gpu_indexes"] else i)
+            for i in range(nics["count"])]
+
+
+def _ipv6_only(family, i):
+    nics = families.FAMILIES[family]["nics"]
+    return i in nics["gpu_indexes"] and nics.get("gpu_stack_type") == "IPV6_ONLY"
 
 
 def gpu_instance(name, family, zone="us-central1-a", index=0, prefix="gpu", status="RUNNING",
@@ -41,6 +49,10 @@ def gpu_instance(name, family, zone="us-central1-a", index=0, prefix="gpu", stat
             "networkIP": "10.%d.%d.%d" % (i, (index // 250) % 250, index % 250 + 2),
             "nicType": nic_type,
         }
+        if _ipv6_only(family, i):
+            # an IPv6-only NIC (A4X Max's RDMA NICs) has no networkIP [Compute v1 networkInterfaces]
+            del nic["networkIP"]
+            nic.update(stackType="IPV6_ONLY", ipv6Address="fd20:%x:%x::%x" % (index // 250, index % 250, i))
         if i == 0 and public_ip:
             nic["accessConfigs"] = [{"type": "ONE_TO_ONE_NAT", "name": "External NAT", "natIP": public_ip}]
         nics.append(nic)
@@ -128,8 +140,10 @@ def networks_for(prefix, family, mtu=None):
     fam = families.FAMILIES[family]
     out = {}
     for i, net in enumerate(gpu_networks(prefix, family)):
-        # nic0 is the host VPC: it keeps the default MTU unless told otherwise
-        out[net] = {"name": net, "mtu": mtu or (fam["vpc_mtu"] if i else 1460)}
+        # nic0 is the host VPC: it keeps the default MTU unless told otherwise; the other host VPCs have the
+        # family's host MTU where it has one (A4X Max: 4096)
+        default = 1460 if i == 0 else (fam.get("host_vpc_mtu") if i in fam["nics"]["host_indexes"] else None)
+        out[net] = {"name": net, "mtu": mtu or default or fam["vpc_mtu"]}
     return out
 
 

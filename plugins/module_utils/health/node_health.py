@@ -11,8 +11,8 @@ Python with no ansible import: the node health agent runs it from a copy on the 
 The config (JSON the node_health role writes; the node_health_info module takes the same) names what is
 expected; a part that is null is not checked:
   family; gpu {sys_dir, imex_nodes, imex_wait_s, dcgm_level, dcgm_timeout_s};
-  nics: the GPU NICs as the NIC map (gpu_nic_facts) gives them, [{nic, iface, mac, expected_mtu, ip, network}];
-  peers {network: [addresses]}: the same NIC on other nodes, to ping at full size out of each NIC;
+  nics: the GPU NICs as the NIC map (gpu_nic_facts) gives them, [{nic, iface, mac, expected_mtu, ip, ipv6, network}];
+  peers {nic: [addresses]}: the same NIC on other nodes, to ping at full size out of each NIC;
   rdma: auto, required or skip (each NIC's RDMA device and GID, on the families that use RDMA);
   rxdm {engine, container, unit, health_check_file, ready_line, max_restarts, log_lines} (while RxDM runs,
   also the host tuning its entrypoint applies, from the family table, on the nics' interfaces);
@@ -68,7 +68,7 @@ def validate(config):
     peers = config.get("peers")
     if peers is not None and not (isinstance(peers, dict) and all(
             isinstance(v, list) and all(isinstance(a, str) for a in v) for v in peers.values())):
-        raise ConfigError("peers: must map each network to a list of addresses")
+        raise ConfigError("peers: must map each GPU NIC to a list of addresses")
     if config.get("rdma", "auto") not in ("auto", "required", "skip"):
         raise ConfigError("rdma: must be auto, required or skip")
     if config["family"] not in families.FAMILIES:
@@ -85,8 +85,9 @@ def validate(config):
 
 
 def nic_items(config):
-    """Each GPU NIC's record of the NIC map, with the peers of its network: found by its interface, else by
-    its MAC; a NIC with neither is looked up by its API name, so that it is reported missing."""
+    """Each GPU NIC's record of the NIC map, with its peers (the same NIC on other nodes, by its API name;
+    by its network in a config an older release wrote): found by its interface, else by its MAC; a NIC
+    with neither is looked up by its API name, so that it is reported missing."""
     peers = config.get("peers") or {}
     out = []
     for rec in config["nics"]:
@@ -95,7 +96,8 @@ def nic_items(config):
         mtu = rec["expected_mtu"] if rec.get("expected_mtu") is not None else rec.get("mtu")
         out.append({"nic": rec.get("nic"), "network": rec.get("network"),
                     "iface": iface or (None if mac else rec.get("nic")), "mac": None if iface else mac,
-                    "expected_mtu": mtu, "ip": rec.get("ip"), "peers": peers.get(rec.get("network")) or []})
+                    "expected_mtu": mtu, "ip": rec.get("ip"), "ipv6": rec.get("ipv6"),
+                    "peers": peers.get(rec.get("nic")) or peers.get(rec.get("network")) or []})
     return out
 
 

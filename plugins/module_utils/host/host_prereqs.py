@@ -8,8 +8,9 @@ check mode, and names one missing prerequisite in one line with what to do.
 The checks are the ones whose absence otherwise shows as a failure deep in a
 later phase: a guest OS the phases can configure, the NVIDIA driver, A3 Mega's
 dmabuf import helper, a container engine for RxDM, nccl-tests or a way to
-build them, gIB's repository, and the image registry reachable from the node
-(the one check that opens a connection, a TCP handshake and nothing more).
+build them, gIB's repository, the family's own host software (A4X Max: DOCA-OFED,
+openibd, asapd-lite), and the image registry reachable from the node (the one
+check that opens a connection, a TCP handshake and nothing more).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -142,6 +143,30 @@ def gib_repository(family, pkg_mgr, root="/"):
                     "(nccl_plugin_gib_method: image)" % name)]
 
 
+def unit_enabled(unit, root="/"):
+    """Whether a systemd unit is enabled: `systemctl enable` links it into a target's .wants directory."""
+    for base in ("etc/systemd/system", "usr/lib/systemd/system", "lib/systemd/system"):
+        if glob.glob(os.path.join(root, base, "*.wants", unit)):
+            return True
+    return False
+
+
+def family_software(family, which, root="/"):
+    """The host software the family's VMs need and no phase installs (the family table's host prerequisites)."""
+    wanted = families.FAMILIES[family]["host"].get("prerequisites") or {}
+    source = wanted.get("source", "the family table")
+    out = []
+    for command, what in sorted((wanted.get("commands") or {}).items()):
+        if not which(command):
+            out.append(problem(what, "not installed (no %s command)" % command,
+                               "install it as the family's images do [%s]; the phases do not" % source))
+    for unit in wanted.get("units") or []:
+        if not unit_enabled(unit, root):
+            out.append(problem(unit, "not enabled", "install and enable it as the family's images do [%s]; "
+                               "the phases do not" % source))
+    return out
+
+
 GUEST_OS_CAUSE = ("Container-Optimized OS has a read-only root and resets /etc at every boot, so the MTUs, units "
                   "and files the configuration phases write would be lost at the next reboot")
 GUEST_OS_FIX = ("use Google's Ubuntu, Debian or Rocky based accelerator images (or GKE's own installers on GKE); "
@@ -207,6 +232,7 @@ def check(family, which, pkg_mgr=None, path_sources=None, nccl_tests_binary_dir=
     problems += dmabuf_helper(transport, path_sources, root)
     problems += container_engine(transport, which)
     problems += nccl_tests(nccl_tests_binary_dir, which, root)
+    problems += family_software(family, which, root)
     if transport == "gib" and gib_repository_check:
         problems += gib_repository(family, pkg_mgr, root)
     problems += registries(registry_names, connect)

@@ -5,12 +5,15 @@
 
 Guest interface names differ by image (eth1 on COS, enp6s0 on Ubuntu, eth1 in
 the sandbox), so names are never guessed: a NIC is found by its MAC address,
-and when the MAC is unknown, by its IPv4 address.
+and when the MAC is unknown, by its IPv4 address, or its IPv6 address where the
+NIC has no IPv4 (A4X Max's IPv6-only RDMA NICs).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import ipaddress
 
 METADATA_NICS_URL = ("http://metadata.google.internal/computeMetadata/v1/instance/"
                      "network-interfaces/?recursive=true")
@@ -48,29 +51,45 @@ def select(nics, indexes):
     return [nics[i] for i in indexes if i < len(nics)]
 
 
-def map_nics(expected, interfaces):
-    """Match expected NICs to guest interfaces: MAC first, else IPv4.
+def norm_ipv6(address):
+    """An IPv6 address in its one canonical text form (fd20:0:0::1 and fd20::1 are one), or None."""
+    if not address:
+        return None
+    try:
+        return str(ipaddress.IPv6Address(str(address).split("/", 1)[0].strip()))
+    except ValueError:
+        return None
 
-    expected: list of {name (nic1..), mac, ip, mtu, ...}
+
+def map_nics(expected, interfaces):
+    """Match expected NICs to guest interfaces: MAC first, else IPv4, else IPv6.
+
+    expected: list of {name (nic1..), mac, ip, ipv6, mtu, ...}
     interfaces: SysfsReader.interfaces() output.
     Returns one entry per expected NIC, in the given order, with ``iface``
-    (None when nothing matched) and ``matched_by`` (mac, ip or None).
+    (None when nothing matched) and ``matched_by`` (mac, ip, ipv6 or None).
     """
     by_mac = dict((i["mac"], n) for n, i in interfaces.items() if i.get("mac"))
     by_ip = {}
+    by_ipv6 = {}
     for name, info in interfaces.items():
         for addr in info.get("ipv4", []):
             by_ip.setdefault(addr, name)
+        for addr in info.get("ipv6", []):
+            by_ipv6.setdefault(norm_ipv6(addr), name)
     out = []
     taken = set()
     for nic in expected:
         mac = norm_mac(nic.get("mac"))
         ip = nic.get("ip")
+        ipv6 = norm_ipv6(nic.get("ipv6"))
         iface, how = None, None
         if mac and by_mac.get(mac) and by_mac[mac] not in taken:
             iface, how = by_mac[mac], "mac"
         elif ip and by_ip.get(ip) and by_ip[ip] not in taken:
             iface, how = by_ip[ip], "ip"
+        elif ipv6 and by_ipv6.get(ipv6) and by_ipv6[ipv6] not in taken:
+            iface, how = by_ipv6[ipv6], "ipv6"
         if iface:
             taken.add(iface)
         cur = interfaces.get(iface) or {}
@@ -79,6 +98,7 @@ def map_nics(expected, interfaces):
             "network": nic.get("network"),
             "mac": mac or cur.get("mac"),
             "ip": ip,
+            "ipv6": ipv6,
             "expected_mtu": nic.get("mtu"),
             "iface": iface,
             "matched_by": how,

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Readiness checks for GPU NICs: present, up, addressed, at the VPC MTU.
+"""Readiness checks for GPU NICs: present, up, addressed (IPv4, or IPv6 on an IPv6-only NIC), at the VPC MTU.
 
 Each check returns plain problem strings ("mtu 1460, expected 8244") so that a
 module can fail with one line naming every bad NIC and why.
 
 A NIC to check is a record of the NIC map's shape (nic_map.match, what gpu_nic_facts returns):
-nic (the API's NIC name), network, mac, ip, expected_mtu (the VPC's MTU), iface (the guest
+nic (the API's NIC name), network, mac, ip, ipv6, expected_mtu (the VPC's MTU), iface (the guest
 interface, None when the map found none). The same record goes from the NIC map to the roles,
 gpu_nic_ready, the node health config and its metrics; from_item() reads gpu_nic_ready's
 older item (name: the interface, mtu: the VPC's MTU) into it.
@@ -18,19 +18,21 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nic.nic_map import norm_mac
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nic.nic_map import norm_ipv6, norm_mac
 
 # IPv4 header (20) + ICMP header (8): a payload of MTU-28 fills the MTU exactly
 PING_OVERHEAD = 28
+# IPv6 header (40) + ICMPv6 header (8), for the IPv6-only NICs of A4X Max
+PING6_OVERHEAD = 48
 # how a failed ping to a peer starts: a path's fault, judged across nodes, not the NIC's own
 FAILED_PING = "ping -M do "
 NO_RDMA = "no RDMA devices on this node"
 
 
 def from_item(item):
-    """gpu_nic_ready's item {name, mac, mtu, ip, nic} as a NIC map record."""
+    """gpu_nic_ready's item {name, mac, mtu, ip, ipv6, nic} as a NIC map record."""
     return {"nic": item.get("nic"), "network": None, "mac": item.get("mac"), "ip": item.get("ip"),
-            "expected_mtu": item.get("mtu"), "iface": item.get("name")}
+            "ipv6": item.get("ipv6"), "expected_mtu": item.get("mtu"), "iface": item.get("name")}
 
 
 def resolve(item, interfaces):
@@ -63,8 +65,8 @@ def check_nic(item, interfaces):
     result = {"name": label(item, iface), "nic": item.get("nic"), "iface": iface,
               "mac": norm_mac(item.get("mac")),
               "expected_mtu": None if item.get("expected_mtu") is None else int(item["expected_mtu"]),
-              "expected_ip": item.get("ip"), "mtu": None, "operstate": None, "up": False,
-              "ipv4": [], "peers": [], "problems": []}
+              "expected_ip": item.get("ip"), "expected_ipv6": norm_ipv6(item.get("ipv6")), "mtu": None,
+              "operstate": None, "up": False, "ipv4": [], "ipv6": [], "peers": [], "problems": []}
     problems = result["problems"]
     if iface is None:
         if item.get("iface"):
@@ -74,7 +76,7 @@ def check_nic(item, interfaces):
         return result
     info = interfaces[iface]
     result.update(mtu=info.get("mtu"), operstate=info.get("operstate"), ipv4=list(info.get("ipv4", [])),
-                  mac=info.get("mac"), up=is_up(info))
+                  ipv6=[norm_ipv6(a) for a in info.get("ipv6", [])], mac=info.get("mac"), up=is_up(info))
     if not info.get("admin_up"):
         problems.append("down (administratively)")
     elif not info.get("carrier", True):
@@ -84,15 +86,23 @@ def check_nic(item, interfaces):
     want_ip = item.get("ip")
     if want_ip and want_ip not in result["ipv4"]:
         problems.append("no IPv4 %s (has %s)" % (want_ip, ", ".join(result["ipv4"]) or "none"))
+    want_ipv6 = result["expected_ipv6"]
+    if want_ipv6 and want_ipv6 not in result["ipv6"]:
+        problems.append("no IPv6 %s (has %s)" % (want_ipv6, ", ".join(result["ipv6"]) or "none"))
     want_mtu = result["expected_mtu"]
     if want_mtu is not None and info.get("mtu") != want_mtu:
         problems.append("mtu %s, expected %s" % (info.get("mtu"), want_mtu))
     return result
 
 
+def ping_size(mtu, peer):
+    """The ICMP payload that fills mtu exactly on the way to peer (an IPv4 or an IPv6 address)."""
+    return int(mtu) - (PING6_OVERHEAD if ":" in str(peer) else PING_OVERHEAD)
+
+
 def ping_argv(ping, iface, mtu, peer):
-    """A full-size don't-fragment ping out of one interface."""
-    return [ping, "-M", "do", "-s", str(int(mtu) - PING_OVERHEAD), "-c", "1", "-W", "1", "-I", iface, peer]
+    """A full-size don't-fragment ping out of one interface (iputils' ping takes IPv4 and IPv6 alike)."""
+    return [ping, "-M", "do", "-s", str(ping_size(mtu, peer)), "-c", "1", "-W", "1", "-I", iface, peer]
 
 
 # ping's words for a send that failed on this node before any packet left: the send queue or the
@@ -158,13 +168,13 @@ def check_peers(result, peers, run, ping, sleep=None, tries=SEND_TRIES):
             result["problems"].append(local_problems[-1])
         elif not ok:
             result["problems"].append(FAILED_PING + "-s %d to %s failed%s" % (
-                int(mtu) - PING_OVERHEAD, peer, (" (%s)" % why[-1]) if why else ""))
+                ping_size(mtu, peer), peer, (" (%s)" % why[-1]) if why else ""))
         result["peers"].append(entry)
     return local_problems
 
 
 def check_rdma(results, rdma_devices, mode):
-    """gIB: every NIC's RDMA device ACTIVE, its GID table holding the NIC's IPv4.
+    """gIB: every NIC's RDMA device ACTIVE, its GID table holding the NIC's IPv4 (IPv6 on an IPv6-only NIC).
 
     mode: 'required' (no devices is a problem for every NIC), 'auto' (no
     devices on the node: the check is skipped and said so), 'skip'.
@@ -194,10 +204,20 @@ def check_rdma(results, rdma_devices, mode):
                 res["problems"].append("RDMA %s port %s is %s, expected ACTIVE"
                                        % (dev["name"], port, pinfo["state"] or "unknown"))
         want = res.get("expected_ip") or (res["ipv4"][0] if res["ipv4"] else None)
-        gid_ips = set(g["ipv4"] for p in dev["ports"].values() for g in p["gids"] if g["ipv4"])
+        if want:
+            gid_ips = set(g["ipv4"] for p in dev["ports"].values() for g in p["gids"] if g["ipv4"])
+            if want not in gid_ips:
+                res["problems"].append("RDMA %s GID table lacks %s (has %s)"
+                                       % (dev["name"], want, ", ".join(sorted(gid_ips)) or "no IPv4 GIDs"))
+            continue
+        # an IPv6-only NIC: its RoCE v2 GID is its IPv6 address itself
+        want = res.get("expected_ipv6") or (res["ipv6"][0] if res["ipv6"] else None)
+        gid_ips = set(a for a in (norm_ipv6(g["gid"]) for p in dev["ports"].values() for g in p["gids"]
+                                  if not g["ipv4"])
+                      if a and a != "::" and not a.startswith("fe80:"))
         if want and want not in gid_ips:
             res["problems"].append("RDMA %s GID table lacks %s (has %s)"
-                                   % (dev["name"], want, ", ".join(sorted(gid_ips)) or "no IPv4 GIDs"))
+                                   % (dev["name"], want, ", ".join(sorted(gid_ips)) or "no global IPv6 GIDs"))
     return {"checked": True, "reason": None, "devices": sorted(rdma_devices)}
 
 

@@ -4,8 +4,8 @@
 """Read what a node really has: interfaces, RDMA devices, A3 Mega devices.
 
 Everything is read from sysfs and /dev under a root path, so unit tests can
-point the reader at a fake tree.  IPv4 addresses are not in sysfs; they come
-from ``ip -j -4 addr show`` (see parse_ip_addr_json) and are passed in.
+point the reader at a fake tree.  IP addresses are not in sysfs; they come
+from ``ip -j addr show`` (see parse_ip_addr_json) and are passed in.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -25,12 +25,14 @@ ETHER_TYPES = (1, 32)
 _PCI_ADDR = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 
-def parse_ip_addr_json(text):
-    """``ip -j -4 addr show`` output -> {ifname: ["10.0.1.2/24", ...]}."""
+def parse_ip_addr_json(text, family="inet"):
+    """``ip -j addr show`` output -> {ifname: ["10.0.1.2/24", ...]}: one family's addresses (``inet`` or
+    ``inet6``). IPv6 link-local addresses (fe80::/10) are left out: every interface has one, and a GCE NIC's
+    own IPv6 address is a global one."""
     try:
         data = json.loads(text or "[]")
     except ValueError as exc:
-        raise ValueError("cannot parse `ip -j -4 addr show` output: %s" % exc)
+        raise ValueError("cannot parse `ip -j addr show` output: %s" % exc)
     out = {}
     for link in data:
         name = link.get("ifname")
@@ -38,8 +40,11 @@ def parse_ip_addr_json(text):
             continue
         addrs = out.setdefault(name, [])
         for info in link.get("addr_info", []):
-            if info.get("family", "inet") == "inet" and info.get("local"):
-                addrs.append("%s/%s" % (info["local"], info.get("prefixlen", 32)))
+            if info.get("family", "inet") != family or not info.get("local"):
+                continue
+            if family == "inet6" and info.get("scope") == "link":
+                continue
+            addrs.append("%s/%s" % (info["local"], info.get("prefixlen", 32 if family == "inet" else 128)))
     return out
 
 
@@ -83,7 +88,7 @@ class SysfsReader(object):
     def interface_names(self):
         return self._listdir(self.path("sys", "class", "net"))
 
-    def interface(self, name, addresses=None):
+    def interface(self, name, addresses=None, addresses6=None):
         base = self.path("sys", "class", "net", name)
         if not os.path.isdir(base):
             return None
@@ -99,6 +104,7 @@ class SysfsReader(object):
             target = os.path.basename(os.path.realpath(device))
             pci = target if _PCI_ADDR.match(target) else None
         cidrs = list((addresses or {}).get(name, []))
+        cidrs6 = list((addresses6 or {}).get(name, []))
         mac = self._read(os.path.join(base, "address"))
         return {
             "name": name,
@@ -110,16 +116,17 @@ class SysfsReader(object):
             "type": self._int(os.path.join(base, "type")),
             "ipv4": [c.split("/", 1)[0] for c in cidrs],
             "ipv4_cidrs": cidrs,
+            "ipv6": [c.split("/", 1)[0] for c in cidrs6],
             "driver": driver,
             "pci_address": pci,
             "speed_mbps": speed if speed and speed > 0 else None,
         }
 
-    def interfaces(self, addresses=None):
+    def interfaces(self, addresses=None, addresses6=None):
         """Every Ethernet-like interface except loopback, keyed by name."""
         out = {}
         for name in self.interface_names():
-            info = self.interface(name, addresses)
+            info = self.interface(name, addresses, addresses6)
             if info is None or name == "lo" or info["type"] not in ETHER_TYPES:
                 continue
             out[name] = info
@@ -176,15 +183,15 @@ def _num(text):
 
 
 def read_addresses(run, ip_bin):
-    """IPv4 addresses per interface via ``ip -j -4 addr show``; run(argv) -> (rc, out, err)."""
-    rc, out, err = run([ip_bin, "-j", "-4", "addr", "show"])
+    """(IPv4, IPv6) addresses per interface via one ``ip -j addr show``; run(argv) -> (rc, out, err)."""
+    rc, out, err = run([ip_bin, "-j", "addr", "show"])
     if rc != 0:
-        raise ValueError("`ip -j -4 addr show` failed: %s" % (err or out).strip())
-    return parse_ip_addr_json(out)
+        raise ValueError("`ip -j addr show` failed: %s" % (err or out).strip())
+    return parse_ip_addr_json(out), parse_ip_addr_json(out, "inet6")
 
 
 def read_interfaces(reader, run, ip_bin):
-    """SysfsReader.interfaces() with IPv4 addresses; raises ValueError with one clear line."""
+    """SysfsReader.interfaces() with IPv4 and IPv6 addresses; raises ValueError with one clear line."""
     if not ip_bin:
-        raise ValueError("the ip command (iproute2) is not on this node; it is needed to read IPv4 addresses")
-    return reader.interfaces(read_addresses(run, ip_bin))
+        raise ValueError("the ip command (iproute2) is not on this node; it is needed to read IP addresses")
+    return reader.interfaces(*read_addresses(run, ip_bin))

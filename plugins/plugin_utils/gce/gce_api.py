@@ -75,7 +75,8 @@ CONNECT_TIMEOUT = 2
 # compared with full instance resources. A unit test checks that every field here is read.
 INSTANCE_FIELDS = (
     "name,id,zone,selfLink,machineType,status,labels,"
-    "networkInterfaces(name,network,subnetwork,networkIP,nicType,macAddress,accessConfigs(natIP)),"
+    "networkInterfaces(name,network,subnetwork,networkIP,ipv6Address,stackType,nicType,macAddress,"
+    "accessConfigs(natIP)),"
     "resourcePolicies,scheduling(provisioningModel),"
     "reservationAffinity(consumeReservationType,values),"
     "resourceStatus(physicalHost,physicalHostTopology),"

@@ -38,8 +38,10 @@ HOST_VARS = ("gpu_family", "gpu_class", "gpu_transport", "gce_project", "gce_zon
 MINIMAL_HOST_VARS = ("gpu_family", "gpu_transport", "gce_project", "gce_zone", "gce_name", "gce_status",
                      "gce_topology", "gce_nics", "gpu_nics")
 # The NIC keys the roles read (gpu_nic_facts, gpu_nic_ready, gpu_network, diagnose, nccl_profile,
-# rxdm): matching by name, IP or MAC, the VPC MTU, and the network peers share.
-MINIMAL_NIC_KEYS = ("name", "network", "ip", "mtu", "mac")
+# rxdm): matching by name, IP (IPv6 on an IPv6-only NIC) or MAC, the VPC MTU, and the network peers share.
+MINIMAL_NIC_KEYS = ("name", "network", "ip", "ipv6", "mtu", "mac")
+# The stack type of a NIC with an IPv6 address and no IPv4 (A4X Max's RDMA NICs) [Compute v1 enums]
+IPV6_ONLY = "IPV6_ONLY"
 HOST_VARS_MODES = ("minimal", "full")
 
 
@@ -96,8 +98,8 @@ def left_out(instance):
     """Why an instance of a GPU family cannot be part of the inventory, or None.
 
     Only data reasons: the record lacks what the roles need (its machine type,
-    every NIC its family has, an internal IP on each GPU NIC), or is not shaped
-    like an instance resource at all."""
+    every NIC its family has, an internal IP on each GPU NIC: IPv6 on an IPv6-only
+    one), or is not shaped like an instance resource at all."""
     try:
         return _left_out(instance)
     except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
@@ -135,12 +137,16 @@ def _left_out(instance):
     if len(nics) < want:
         return "%d NICs, but %s has %d" % (len(nics), family, want)
     for index in families.FAMILIES[family]["nics"]["gpu_indexes"]:
-        if not nics[index].get("networkIP"):
-            return "GPU NIC %s has no internal IP" % (nics[index].get("name") or "nic%d" % index)
+        nic = nics[index]
+        if nic.get("stackType") == IPV6_ONLY:
+            if not nic.get("ipv6Address"):
+                return "GPU NIC %s is IPv6-only and has no internal IPv6 address" % (nic.get("name") or "nic%d" % index)
+        elif not nic.get("networkIP"):
+            return "GPU NIC %s has no internal IP" % (nic.get("name") or "nic%d" % index)
     for index, nic in enumerate(nics):
-        if nic.get("networkIP") is not None and not is_address(nic["networkIP"]):
-            return "NIC %s has an internal IP that is not an address (%r)" % (
-                nic.get("name") or "nic%d" % index, nic["networkIP"])
+        for key, what in (("networkIP", "an internal IP"), ("ipv6Address", "an internal IPv6 address")):
+            if nic.get(key) is not None and not is_address(nic[key]):
+                return "NIC %s has %s that is not an address (%r)" % (nic.get("name") or "nic%d" % index, what, nic[key])
     return None
 
 
@@ -182,12 +188,15 @@ def _nic(index, raw, mtus):
         "subnetwork": subnetwork_name(raw.get("subnetwork")),
         "ip": raw.get("networkIP"),
         "public_ip": public_ip,
+        "stack_type": raw.get("stackType") or "IPV4_ONLY",
         "mtu": mtus.get(network) if network in mtus else None,
     }
-    # Instance resources rarely carry a MAC; an always-null key would only add
-    # thousands of values to a large inventory (consumers read it with .get / default).
+    # Instance resources rarely carry a MAC, and only dual-stack and IPv6-only NICs an IPv6 address; an
+    # always-null key would only add thousands of values to a large inventory (consumers use .get / default).
     if raw.get("macAddress"):
         nic["mac"] = raw["macAddress"]
+    if raw.get("ipv6Address"):
+        nic["ipv6"] = raw["ipv6Address"]
     return nic
 
 

@@ -71,19 +71,24 @@ def peers_of(host, hosts, placement, sampled=2):
 
 
 def nic_peers(host, hosts, nics_of, placement, sampled=2):
-    """{network: [peer addresses]} for one host: its planned peers' GPU NICs on each of its GPU networks.
+    """{nic: [peer addresses]} for one host: for each of its GPU NICs (by API name, nic1..), the same NIC
+    of its planned peers, on the same network.
 
-    nics_of: host -> list of the inventory's gpu_nics records (network, ip)."""
+    By NIC, not by network: A4X Max's eight RDMA NICs share one subnet, and each pings its own rail on the
+    peers, not all eight. nics_of: host -> list of the inventory's gpu_nics records (name, network, ip, or
+    ipv6 on an IPv6-only NIC)."""
     peers = peers_of(host, hosts, placement, sampled)
     out = {}
     for nic in nics_of.get(host) or []:
-        network = nic.get("network")
-        if not network:
+        name, network = nic.get("name"), nic.get("network")
+        if not name or not network:
             continue
         addrs = []
         for peer in peers:
             for other in nics_of.get(peer) or []:
-                if other.get("network") == network and other.get("ip") and other["ip"] not in addrs:
-                    addrs.append(other["ip"])
-        out[network] = addrs
+                address = other.get("ip") or other.get("ipv6")
+                if other.get("name") == name and other.get("network") == network and address \
+                        and address not in addrs:
+                    addrs.append(address)
+        out[name] = addrs
     return out

@@ -20,8 +20,8 @@ CONTRACT_VARS = {"ansible_host", "gpu_family", "gpu_transport", "gce_project", "
 # ...and what host_vars: full adds
 FULL_ONLY_VARS = {"gpu_class", "gce_id", "gce_machine_type", "gce_labels", "gce_provisioning_model", "gce_placement_policies",
                   "gce_reservation", "gce_accelerators"}
-NIC_KEYS = {"name", "network", "ip", "mtu"}  # + mac when the API has one
-FULL_NIC_KEYS = NIC_KEYS | {"nic_type", "subnetwork", "public_ip"}
+NIC_KEYS = {"name", "network", "ip", "mtu"}  # + mac and ipv6 when the API has them
+FULL_NIC_KEYS = NIC_KEYS | {"nic_type", "subnetwork", "public_ip", "stack_type"}
 MEGA_TOPOLOGY = {"cluster": "cluster-1", "block": "blk1", "subblock": "sb0", "host": "h1"}
 
 
@@ -486,17 +486,47 @@ def test_g4_vms_are_classified_and_grouped_apart_from_the_gpudirect_nodes(make_e
         "instances": [fx.gpu_instance("mega-0", "a3-mega", prefix="mega"),
                       fx.plain_instance("render-0", machine_type="g4-standard-96", index=1),
                       fx.plain_instance("render-1", machine_type="g4-standard-384", index=2),
-                      fx.plain_instance("web-0", index=3),
-                      fx.plain_instance("gb300-0", machine_type="a4x-maxgpu-4g-metal", index=4)],
+                      fx.plain_instance("web-0", index=3)],
         "networks": dict(fx.networks_for("mega", "a3-mega"), default={"mtu": 1460})}}}
     emu = make_emulator(fleet)
     run = run_plugin(config(emu, host_vars="full", groups={"gpu_nodes": "gpu_family is not none"}))
-    assert sorted(run.hosts) == ["gb300-0", "mega-0", "render-0", "render-1"]
-    # A4X Max: left out of the phases, not misread, until its IPv6-only RDMA NICs are read
-    assert run.group("class_a4x_max") == ["gb300-0"] and run.hosts["gb300-0"]["gpu_family"] is None
+    assert sorted(run.hosts) == ["mega-0", "render-0", "render-1"]
     assert run.hosts["render-0"]["gpu_family"] is None and run.hosts["render-0"]["gpu_class"] == "g4"
     assert run.hosts["mega-0"]["gpu_class"] == "a3-mega"
     assert run.group("gpu_nodes") == ["mega-0"]
     assert run.group("class_g4") == ["render-0", "render-1"]
-    assert run.group("gpu_other") == ["gb300-0", "render-0", "render-1"]
+    assert run.group("gpu_other") == ["render-0", "render-1"]
     assert run.group("family_a3_mega") == ["mega-0"]
+
+
+def test_a4x_max_ipv6_only_rdma_nics_on_one_subnet_are_gpu_nics_with_their_vpc_mtus(make_emulator, run_plugin,
+                                                                                     config):
+    """A4X Max: eight MRDMA NICs, IPv6-only, on the one subnet of the RoCE VPC (8896); two IDPF NICs on
+    VPCs at 4096. A GPU NIC record then carries its IPv6 address and no IPv4."""
+    fleet = {"projects": {"proj-a": {
+        "instances": [fx.gpu_instance("gb300-%d" % i, "a4x-max", prefix="max", index=i) for i in range(2)],
+        "networks": fx.networks_for("max", "a4x-max")}}}
+    run = run_plugin(config(make_emulator(fleet)))
+    host = run.hosts["gb300-1"]
+    assert host["gpu_family"] == "a4x-max" and len(host["gpu_nics"]) == 8
+    assert set(n["network"] for n in host["gpu_nics"]) == {"max-net-2"}
+    assert [n["mtu"] for n in host["gpu_nics"]] == [8896] * 8
+    assert host["gpu_nics"][0]["ip"] is None and host["gpu_nics"][0]["ipv6"] == "fd20:0:1::2"
+    assert [n["mtu"] for n in host["gce_nics"][:2]] == [1460, 4096]
+    assert run.group("family_a4x_max") == ["gb300-0", "gb300-1"]
+
+
+def test_an_ipv6_only_gpu_nic_without_its_address_leaves_that_vm_out_in_one_line(make_emulator, run_plugin,
+                                                                                  config):
+    bad = fx.gpu_instance("gb300-1", "a4x-max", prefix="max", index=1)
+    del bad["networkInterfaces"][5]["ipv6Address"]
+    wrong = fx.gpu_instance("gb300-2", "a4x-max", prefix="max", index=2)
+    wrong["networkInterfaces"][3]["ipv6Address"] = "fd20::zz"
+    fleet = {"projects": {"proj-a": {
+        "instances": [fx.gpu_instance("gb300-0", "a4x-max", prefix="max"), bad, wrong],
+        "networks": fx.networks_for("max", "a4x-max")}}}
+    run = run_plugin(config(make_emulator(fleet)))
+    assert sorted(run.hosts) == ["gb300-0"]
+    text = "\n".join(run.warnings)
+    assert "gb300-1" in text and "GPU NIC nic5 is IPv6-only and has no internal IPv6 address" in text
+    assert "NIC nic3 has an internal IPv6 address that is not an address ('fd20::zz')" in text

@@ -53,6 +53,7 @@ def _rich(family="a3-ultra"):
                            labels={"role": "train"})
     raw = compute_api.normalise_instance("p", inst, 7)
     raw["networkInterfaces"][1]["macAddress"] = "42:01:0a:01:00:02"
+    raw["networkInterfaces"][1].update(stackType="IPV4_IPV6", ipv6Address="fd20:0:0:1::2")
     raw["networkInterfaces"][0]["ipv6AccessConfigs"] = [{"externalIpv6": "2600::1"}]
     return raw
 

@@ -22,13 +22,14 @@ EXPECTED = {
     "a3-ultra": ("a3-ultragpu-8g", "gib"),
     "a4": ("a4-highgpu-8g", "gib"),
     "a4x": ("a4x-highgpu-4g", "gib"),
+    "a4x-max": ("a4x-maxgpu-4g-metal", "gib"),
 }
 REQUIRED = ("machine_type", "transport", "arch", "gpu", "nics", "rdma_devices", "vpc_mtu", "max_vm_gbps",
             "rxdm", "plugin", "nccl_env", "nccl_env_ifaces", "nccl_env_bindings", "nccl_env_forbidden",
             "host", "baselines", "avg_busbw_floor", "nccl_tests", "source")
 
 
-def test_all_six_families_with_their_machine_types_and_transports():
+def test_every_family_with_its_machine_type_and_transport():
     assert set(F.FAMILIES) == set(EXPECTED)
     for name, (machine_type, transport) in EXPECTED.items():
         fam = F.FAMILIES[name]

@@ -68,7 +68,7 @@ def test_maps_inventory_nics_by_mac_then_ip(node, capsys):
     assert facts["host_ifaces"] == ["enp0s12"]
     assert facts["unmatched"] == []
     assert facts["interfaces"]["enp6s0"]["pci_address"] == "0000:06:00.0"
-    assert node.calls == [["/usr/sbin/ip", "-j", "-4", "addr", "show"]]
+    assert node.calls == [["/usr/sbin/ip", "-j", "addr", "show"]]
 
 
 def test_works_in_check_mode(node, capsys):
@@ -99,7 +99,7 @@ def test_rdma_devices_reported(node, capsys):
 def test_nic_without_mac_or_ip_is_one_clear_error(node, capsys):
     out = run({"gpu_nics": [{"name": "nic1"}]}, node.root, capsys)
     assert out["failed"] is True
-    assert out["msg"] == "gpu_nics[0] (nic1) has neither mac nor ip, so it cannot be matched"
+    assert out["msg"] == "gpu_nics[0] (nic1) has neither mac nor ip nor ipv6, so it cannot be matched"
 
 
 def test_metadata_source_with_family(node, capsys, monkeypatch):

@@ -143,7 +143,7 @@ def test_parts_not_configured_are_not_checked(tmp_path):
     ({"family": ""}, "family: missing"),
     ({"nics": "eth1"}, "nics: must be a list of objects"),
     ({"nics": [{"expected_mtu": 8244}]}, "nics[0]: has neither iface, mac nor nic"),
-    ({"peers": {"gpu-net-0": "10.1.0.3"}}, "peers: must map each network to a list of addresses"),
+    ({"peers": {"gpu-net-0": "10.1.0.3"}}, "peers: must map each GPU NIC to a list of addresses"),
     ({"rdma": "sometimes"}, "rdma: must be auto, required or skip"),
     ({"rxdm": {"engine": "docker"}}, "rxdm.container: missing"),
     ({"profile": "x"}, "profile: must be an object or null"),

@@ -144,3 +144,25 @@ def test_a_registry_the_node_cannot_reach_is_one_line_naming_it():
     assert [p["what"] for p in found] == ["registry"]
     assert found[0]["message"].startswith("us-docker.pkg.dev:443 cannot be reached from the node (Connection timed out)")
     assert "Private Google Access" in found[0]["fix"] and "\n" not in found[0]["line"]
+
+
+def test_a4x_max_needs_doca_ofed_openibd_and_asapd_lite_and_no_other_family_does(node, tmp_path):
+    (tmp_path / "etc" / "apt" / "sources.list.d").mkdir(parents=True)
+    (tmp_path / "etc" / "apt" / "sources.list.d" / "gib.list").write_text(
+        "deb ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-gib-apt main\n")
+    out = H.check("a4x-max", which_of(), pkg_mgr="apt", **node)
+    assert lines(out) == [
+        "DOCA-OFED (the doca-ofed package): not installed (no ofed_info command); install it as the family's "
+        "images do [CTX]; the phases do not",
+        "openibd.service: not enabled; install and enable it as the family's images do [CTX]; the phases do not",
+        "asapd-lite.service: not enabled; install and enable it as the family's images do [CTX]; the phases do not"]
+    wants = tmp_path / "etc" / "systemd" / "system" / "multi-user.target.wants"
+    wants.mkdir(parents=True)
+    (wants / "openibd.service").write_text("")
+    # a unit file that is there but not enabled is still not enough
+    (tmp_path / "etc" / "systemd" / "system" / "asapd-lite.service").write_text("[Unit]\n")
+    assert [p["what"] for p in H.check("a4x-max", which_of("ofed_info"), pkg_mgr="apt", **node)["problems"]] == [
+        "asapd-lite.service"]
+    (wants / "asapd-lite.service").write_text("")
+    assert H.check("a4x-max", which_of("ofed_info"), pkg_mgr="apt", **node)["problems"] == []
+    assert H.check("a4x", which_of(), pkg_mgr="apt", **node)["problems"] == []

@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import ipaddress
 import json
 import os
 
@@ -47,7 +48,7 @@ class FakeSys(object):
                 os.symlink(drv, os.path.join(dev, "driver"))
         return self
 
-    def rdma(self, dev, netdev, state="4: ACTIVE", ipv4=None, port="1"):
+    def rdma(self, dev, netdev, state="4: ACTIVE", ipv4=None, port="1", ipv6=None):
         base = "sys/class/infiniband/%s/ports/%s/" % (dev, port)
         self._write(base + "state", state)
         gids = ["fe80:0000:0000:0000:0000:0000:0000:0001", "fe80:0000:0000:0000:0000:0000:0000:0001"]
@@ -55,6 +56,10 @@ class FakeSys(object):
             octets = [int(o) for o in ipv4.split(".")]
             mapped = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(octets)
             gids += [mapped, mapped]
+        if ipv6:
+            # the kernel writes a GID as eight groups of four hex digits
+            full = ipaddress.IPv6Address(ipv6).exploded
+            gids += [full, full]
         for idx in range(4):
             gid = gids[idx] if idx < len(gids) else "0000:0000:0000:0000:0000:0000:0000:0000"
             self._write(base + "gids/%d" % idx, gid)
@@ -76,6 +81,10 @@ IP_JSON = json.dumps([
     {"ifindex": 1, "ifname": "lo", "addr_info": [{"family": "inet", "local": "127.0.0.1", "prefixlen": 8}]},
     {"ifindex": 3, "ifname": "eth1", "addr_info": [{"family": "inet", "local": "10.0.1.2", "prefixlen": 24}]},
     {"ifindex": 4, "ifname": "eth2", "addr_info": []},
+    # an IPv6-only RDMA NIC (A4X Max): a global address, and the link-local one every interface has
+    {"ifindex": 5, "ifname": "gpu0rdma0", "addr_info": [
+        {"family": "inet6", "local": "fd20:1:2:3:0:1::", "prefixlen": 96, "scope": "global"},
+        {"family": "inet6", "local": "fe80::4001:aff:fe00:102", "prefixlen": 64, "scope": "link"}]},
 ])
 
 
@@ -85,11 +94,17 @@ def fake(tmp_path):
 
 
 def test_parse_ip_addr_json():
-    assert S.parse_ip_addr_json(IP_JSON) == {"lo": ["127.0.0.1/8"], "eth1": ["10.0.1.2/24"], "eth2": []}
+    assert S.parse_ip_addr_json(IP_JSON) == {"lo": ["127.0.0.1/8"], "eth1": ["10.0.1.2/24"], "eth2": [],
+                                             "gpu0rdma0": []}
+
+
+def test_ipv6_addresses_are_read_without_the_link_local_ones():
+    assert S.parse_ip_addr_json(IP_JSON, "inet6") == {"lo": [], "eth1": [], "eth2": [],
+                                                      "gpu0rdma0": ["fd20:1:2:3:0:1::/96"]}
 
 
 def test_parse_ip_addr_json_bad_text_is_one_line():
-    with pytest.raises(ValueError, match="cannot parse `ip -j -4 addr show` output"):
+    with pytest.raises(ValueError, match="cannot parse `ip -j addr show` output"):
         S.parse_ip_addr_json("not json")
 
 
@@ -181,5 +196,5 @@ def test_read_interfaces_runs_ip_as_argv(fake):
         seen.append(argv)
         return 0, IP_JSON, ""
     out = S.read_interfaces(S.SysfsReader(fake.root), run, "/sbin/ip")
-    assert seen == [["/sbin/ip", "-j", "-4", "addr", "show"]]
-    assert out["eth1"]["ipv4"] == ["10.0.1.2"]
+    assert seen == [["/sbin/ip", "-j", "addr", "show"]]
+    assert out["eth1"]["ipv4"] == ["10.0.1.2"] and out["eth1"]["ipv6"] == []

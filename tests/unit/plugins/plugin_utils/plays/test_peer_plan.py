@@ -53,14 +53,14 @@ def test_ring_follows_topology_not_inventory_order():
     assert peer_plan.order(hosts, placement) == ["z", "a", "m"]
 
 
-def test_nic_peers_by_network_and_filter_checks_input():
-    hostvars = dict(("n%d" % i, {"gpu_nics": [{"network": "net-1", "ip": "10.1.0.%d" % i},
-                                              {"network": "net-2", "ip": "10.2.0.%d" % i}],
+def test_nic_peers_by_nic_and_filter_checks_input():
+    hostvars = dict(("n%d" % i, {"gpu_nics": [{"name": "nic1", "network": "net-1", "ip": "10.1.0.%d" % i},
+                                              {"name": "nic2", "network": "net-2", "ip": "10.2.0.%d" % i}],
                                  "gce_topology": {}}) for i in range(6))
     plan = topo_filter.nic_peer_plan(sorted(hostvars), "n0", hostvars, sampled=1)
-    assert sorted(plan) == ["net-1", "net-2"] and len(plan["net-1"]) == 3
-    assert all(a.startswith("10.2.") for a in plan["net-2"])
-    assert "10.1.0.0" not in plan["net-1"]
+    assert sorted(plan) == ["nic1", "nic2"] and len(plan["nic1"]) == 3
+    assert all(a.startswith("10.2.") for a in plan["nic2"])
+    assert "10.1.0.0" not in plan["nic1"]
     with pytest.raises(AnsibleFilterError, match="n1's gce_topology must be a mapping"):
         topo_filter.nic_peer_plan(["n0", "n1"], "n0", {"n0": {}, "n1": {"gce_topology": "b1/s1"}})
     with pytest.raises(AnsibleFilterError, match="sampled must be 0 or more"):
@@ -82,3 +82,14 @@ def test_topology_sort_leaves_an_undefined_value_undefined():
     out = topo_filter.topology_sort(StrictUndefined(name="_placed"))
     with pytest.raises(UndefinedError, match="_placed"):
         list(out)
+
+
+def test_nics_that_share_one_subnet_each_ping_their_own_rail_on_the_peers():
+    # A4X Max: eight IPv6-only RDMA NICs on one subnet of the RoCE VPC
+    def nics(i):
+        return [{"name": "nic%d" % (2 + k), "network": "rdma-net", "ip": None, "ipv6": "fd20::%d:%d" % (i, k)}
+                for k in range(8)]
+    hostvars = dict(("n%d" % i, {"gpu_nics": nics(i), "gce_topology": {}}) for i in range(3))
+    plan = topo_filter.nic_peer_plan(sorted(hostvars), "n0", hostvars, sampled=0)
+    assert sorted(plan) == ["nic%d" % k for k in range(2, 10)]
+    assert plan["nic2"] == ["fd20::1:0", "fd20::2:0"] and plan["nic9"] == ["fd20::1:7", "fd20::2:7"]
