@@ -22,14 +22,18 @@ def _raw(name, family, project="p", **kw):
 @pytest.mark.parametrize("family", sorted(families.FAMILIES))
 def test_every_family_classifies_with_its_gpu_nics(family):
     inst = _raw("vm", family)
-    mtus = dict((n["network"], 9000 + i) for i, n in enumerate(inst["networkInterfaces"]))
+    # one MTU per network, by the first NIC on it (A4X Max's RDMA NICs share one)
+    mtus = {}
+    for i, n in enumerate(inst["networkInterfaces"]):
+        mtus.setdefault(n["network"], 9000 + i)
     hvars = gce_hosts.host_vars(inst, "p", mtus)
     table = families.FAMILIES[family]
     assert hvars["gpu_family"] == family
     assert hvars["gpu_transport"] == table["transport"]
     assert len(hvars["gce_nics"]) == table["nics"]["count"]
     assert [n["name"] for n in hvars["gpu_nics"]] == ["nic%d" % i for i in table["nics"]["gpu_indexes"]]
-    assert [n["mtu"] for n in hvars["gpu_nics"]] == [9000 + i for i in table["nics"]["gpu_indexes"]]
+    assert [n["mtu"] for n in hvars["gpu_nics"]] == [mtus[inst["networkInterfaces"][i]["network"]]
+                                                     for i in table["nics"]["gpu_indexes"]]
     assert hvars["gce_accelerators"] == [{"type": table["gpu"]["model"], "count": table["gpu"]["count"]}]
 
 
