@@ -87,38 +87,18 @@ EXAMPLES = r"""
 
 RETURN = r"""
 ansible_facts:
-  description: Facts about the node's NICs.
+  description:
+    - Facts about the node's GPU NICs, which later tasks and roles read. Only the mapping is a fact: Ansible
+      copies a host's facts into the variables of every later task on it, so what was read to make the mapping
+      is returned beside it (RV(interfaces), RV(rdma_devices)...), not kept as a fact.
   returned: always
   type: dict
   contains:
     gpu_nic_facts:
-      description: Everything the module read and mapped.
+      description: The expected NICs and the interfaces they mapped to.
       returned: always
       type: dict
       contains:
-        interfaces:
-          description:
-            - Ethernet interfaces keyed by name, each with C(name), C(mac), C(mtu), C(operstate), C(admin_up),
-              C(carrier), C(ipv4) (addresses), C(ipv4_cidrs), C(ipv6) (global addresses), C(driver), C(pci_address) and C(speed_mbps)
-              (null when unknown).
-          type: dict
-          sample: {"eth1": {"name": "eth1", "mac": "42:01:0a:00:01:02", "mtu": 8244, "operstate": "up",
-                   "admin_up": true, "carrier": true, "ipv4": ["10.0.1.2"], "ipv4_cidrs": ["10.0.1.2/24"],
-                   "driver": "gve", "pci_address": "0000:06:00.0", "speed_mbps": 200000, "type": 1}}
-        rdma_present:
-          description: Whether C(/sys/class/infiniband) holds any device.
-          type: bool
-        rdma_devices:
-          description: RDMA devices keyed by name with C(netdevs) and C(ports) (C(state), C(gids) list of
-            C(index), C(gid), C(ipv4), C(type), C(netdev)).
-          type: dict
-        aperture_devices:
-          description: Entries of C(/dev/aperture_devices) (A3 Mega).
-          type: list
-          elements: str
-        dmabuf_import_helper:
-          description: Whether C(/dev/dmabuf_import_helper) exists (A3 Mega).
-          type: bool
         source:
           description: Where the expected NICs came from, C(inventory), C(metadata) or C(none).
           type: str
@@ -145,6 +125,39 @@ ansible_facts:
           description: Names of expected NICs no interface matched.
           type: list
           elements: str
+interfaces:
+  description:
+    - Ethernet interfaces keyed by name, each with C(name), C(mac), C(mtu), C(operstate), C(admin_up),
+      C(carrier), C(ipv4) (addresses), C(ipv4_cidrs), C(ipv6) (global addresses), C(driver), C(pci_address) and
+      C(speed_mbps) (null when unknown).
+  returned: always
+  type: dict
+  sample: {"eth1": {"name": "eth1", "mac": "42:01:0a:00:01:02", "mtu": 8244, "operstate": "up",
+           "admin_up": true, "carrier": true, "ipv4": ["10.0.1.2"], "ipv4_cidrs": ["10.0.1.2/24"], "ipv6": [],
+           "driver": "gve", "pci_address": "0000:06:00.0", "speed_mbps": 200000, "type": 1}}
+  version_added: 1.1.0
+rdma_present:
+  description: Whether C(/sys/class/infiniband) holds any device.
+  returned: always
+  type: bool
+  version_added: 1.1.0
+rdma_devices:
+  description: RDMA devices keyed by name with C(netdevs) and C(ports) (C(state), C(gids) list of
+    C(index), C(gid), C(ipv4), C(type), C(netdev)).
+  returned: always
+  type: dict
+  version_added: 1.1.0
+aperture_devices:
+  description: Entries of C(/dev/aperture_devices) (A3 Mega).
+  returned: always
+  type: list
+  elements: str
+  version_added: 1.1.0
+dmabuf_import_helper:
+  description: Whether C(/dev/dmabuf_import_helper) exists (A3 Mega).
+  returned: always
+  type: bool
+  version_added: 1.1.0
 """
 
 import json
@@ -243,13 +256,18 @@ def gather(gm, root="/"):
     }
 
 
+# what the module read, returned beside the mapping rather than kept as a host fact (see RETURN)
+READ_ONLY_KEYS = ("interfaces", "rdma_present", "rdma_devices", "aperture_devices", "dmabuf_import_helper")
+
+
 def run_module(root="/"):
     gm = GpuModule(argument_spec())
     try:
         facts = gather(gm, root)
     except ModuleInputError as exc:
         gm.fail(str(exc))
-    gm.exit(changed=False, ansible_facts={"gpu_nic_facts": facts})
+    read = dict((key, facts.pop(key)) for key in READ_ONLY_KEYS)
+    gm.exit(changed=False, ansible_facts={"gpu_nic_facts": facts}, **read)
 
 
 def main():
