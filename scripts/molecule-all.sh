@@ -52,7 +52,7 @@ done
 durations="$logs/_durations"
 # Without figures of a run of this checkout (a fresh clone, CI), the scenarios that take longest
 # on the 2-core test machine start first, in this order; the rest follow by name.
-long_first=(site diagnose topology slurm nccl_tests node_health rxdm a4x)
+long_first=(site diagnose topology slurm nccl_tests node_health rxdm a4x_max)
 if [ "${#scenarios[@]}" -gt 1 ]; then
   mapfile -t scenarios < <(for s in "${scenarios[@]}"; do
     if [ -s "$durations" ]; then

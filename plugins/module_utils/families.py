@@ -789,14 +789,15 @@ def baseline(name, collective, scope="network"):
 
 
 def has_nvlink_domains(name):
-    """Whether nodes of this family can share an NVLink domain (judged apart from the network)."""
-    return any(e.get("scope") == "nvlink_domain" for e in FAMILIES[name]["baselines"])
+    """Whether nodes of this family can share an NVLink domain (judged apart from the network): their GPUs
+    join a multi-node NVLink fabric (A4X, A4X Max), whether or not a baseline for it is published."""
+    return bool(FAMILIES[name]["gpu"].get("fabric"))
 
 
 def nvlink_domain(name, topology):
     """The NVLink domain of a node from its gce_topology, or None when unknown or not applicable.
 
-    An A4X sub-block is one NVLink domain, so the domain is (block, sub-block).
+    An A4X (and A4X Max) sub-block is one NVLink domain, so the domain is (block, sub-block).
     """
     if not has_nvlink_domains(name):
         return None

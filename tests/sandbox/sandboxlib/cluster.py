@@ -96,8 +96,10 @@ def _label(name):
 def _create_networks(plan):
     existing = set(n["name"] for n in common.podman_json("network", "ls", "--format", "json"))
     for net in plan["networks"]:
+        # GPU NICs that share one subnet (A4X Max) name one network several times
         if net["name"] in existing:
             continue
+        existing.add(net["name"])
         common.podman("network", "create", "--label", _label(plan["name"]),
                       "--opt", "mtu=%d" % net["mtu"], "--subnet", net["subnet"],
                       "--gateway", net["gateway"], net["name"])
@@ -113,10 +115,12 @@ def _node_argv(plan, node, image):
             "--add-host", "metadata.google.internal:%s" % plan["registry_host"]]
     for other in plan["nodes"]:
         argv += ["--add-host", "%s:%s" % (other["name"], other["nics"][0]["ip"])]
-    for nic in node["nics"]:
+    for nic in node["nics"] + ([node["links_port"]] if node.get("links_port") else []):
+        if nic.get("macvlan_of"):
+            continue  # made at boot by the links stand-in (_links_standin)
         # podman does not attach networks in the order given: name each interface
-        argv += ["--network", "%s:ip=%s,mac=%s,interface_name=%s" % (nic["network"], nic["ip"], nic["mac"],
-                                                                     nic["iface"])]
+        argv += ["--network", "%s:ip=%s,mac=%s,interface_name=%s" % (nic["network"], nic["ip"] or nic["ipv6"],
+                                                                     nic["mac"], nic["iface"])]
     argv += [image, images.init_command(plan["variant"])]
     return argv
 
@@ -196,6 +200,8 @@ def _seed_files(plan, node):
             gpu_ifaces = [node["nics"][i]["iface"] for i in prof["nics"]["gpu_indexes"]]
             standin_sysfs.write_tree(os.path.join(root, STANDIN_SYSFS.lstrip("/")), gpu_ifaces)
         _gpu_standin(root, prof, node)
+        _links_standin(root, node)
+        _host_software_standin(root, prof)
         common.podman("cp", root + "/.", "%s:/" % node["name"])
         if os.path.isdir(NCCL_TESTS_BIN):
             opt = os.path.join(tmp, "opt")
@@ -203,6 +209,41 @@ def _seed_files(plan, node):
             common.podman("cp", opt + "/.", "%s:/opt" % node["name"])
 
 
+LINKS_UNIT = """[Unit]
+Description=STAND-IN GPU NICs on one subnet (sandbox): macvlan links on the node's one port there
+DefaultDependencies=no
+After=gpudirect-sandbox-guest-mtu.service
+Before=network-pre.target systemd-networkd.service
+Wants=network-pre.target
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/local/sbin/gpudirect-standin-links
+
+[Install]
+WantedBy=multi-user.target
+"""
+# The first line: the port and the network's MTU, which the port keeps, as a switch port would (a macvlan
+# link's MTU cannot exceed its port's); then one line a link: name, port, MAC, IPv6 address/prefix. Each
+# link starts at the guest default MTU, as the boot's other GPU NICs do. nodad: each address is the
+# sandbox's to give, once.
+LINKS_SCRIPT = """#!/bin/sh
+# STAND-IN (sandbox): the GPU NICs of a family whose GPU NICs share one subnet (A4X Max), as macvlan links on
+# the node's one port on that network, which podman attached; a real VM has each as a NIC of its own.
+set -u
+{
+  read -r port mtu
+  ip link set dev "$port" mtu "$mtu" up
+  while read -r name parent mac address; do
+    [ -n "$name" ] || continue
+    ip link show "$name" >/dev/null 2>&1 || \\
+      ip link add "$name" link "$parent" address "$mac" mtu 1460 type macvlan mode bridge
+    ip -6 addr replace "$address" dev "$name" nodad
+    ip link set "$name" up
+  done
+} < /etc/gpudirect-standin/links
+"""
 GPU_BOOT_UNIT = """[Unit]
 Description=STAND-IN GPUs (sandbox): clear what a reboot clears
 Before=multi-user.target nvidia-fabricmanager.service
@@ -309,6 +350,63 @@ def _gpu_standin(root, prof, node):
         _imex_standin(root, prof["imex"])
 
 
+def _links_standin(root, node):
+    """The unit that makes the node's macvlan GPU NICs at every boot (layout.plan names them), if it has any."""
+    links = [n for n in node["nics"] if n.get("macvlan_of")]
+    if not links:
+        return
+    port = node["links_port"]
+    files = {"etc/gpudirect-standin/links": "%s %d\n" % (port["iface"], port["mtu"]) + "".join(
+                 "%s %s %s %s/64\n" % (n["iface"], n["macvlan_of"], n["mac"], n["ipv6"]) for n in links),
+             "usr/local/sbin/gpudirect-standin-links": LINKS_SCRIPT,
+             "etc/systemd/system/gpudirect-standin-links.service": LINKS_UNIT}
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+    os.chmod(os.path.join(root, "usr/local/sbin/gpudirect-standin-links"), 0o755)
+    wants = os.path.join(root, "etc", "systemd", "system", "multi-user.target.wants")
+    os.makedirs(wants, exist_ok=True)
+    os.symlink("/etc/systemd/system/gpudirect-standin-links.service",
+               os.path.join(wants, "gpudirect-standin-links.service"))
+
+
+STANDIN_UNIT = """[Unit]
+Description=STAND-IN %s (sandbox): enabled and running, does nothing
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/true
+
+[Install]
+WantedBy=multi-user.target
+"""
+STANDIN_COMMAND = """#!/bin/sh
+echo "STAND-IN %s (sandbox): not installed here"
+"""
+
+
+def _host_software_standin(root, prof):
+    """The host software the family's images have and no phase installs (A4X Max: DOCA-OFED's ofed_info,
+    openibd and asapd-lite), as labelled stand-ins that preflight finds."""
+    wanted = prof["host"].get("prerequisites") or {}
+    wants = os.path.join(root, "etc", "systemd", "system", "multi-user.target.wants")
+    for command, what in sorted((wanted.get("commands") or {}).items()):
+        path = os.path.join(root, "usr", "bin", command)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(STANDIN_COMMAND % what)
+        os.chmod(path, 0o755)
+    for unit in wanted.get("units") or []:
+        path = os.path.join(root, "etc", "systemd", "system", unit)
+        os.makedirs(wants, exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(STANDIN_UNIT % unit)
+        os.symlink("/etc/systemd/system/%s" % unit, os.path.join(wants, unit))
+
+
 def _ssh(plan, node, *argv, timeout=15):
     cmd = ["ssh", "-i", key_file(plan["name"])] + inventory.ssh_common_args(plan["name"]).split() + \
         ["-o", "BatchMode=yes", "root@%s" % node["nics"][0]["ip"]] + list(argv)
@@ -364,8 +462,10 @@ def drop_stale_leases(nodes, root=CNI_LEASES):
     files removed."""
     removed = []
     for node in nodes:
-        for nic in node["nics"]:
-            path = os.path.join(root, nic["network"], nic["ip"])
+        for nic in node["nics"] + ([node["links_port"]] if node.get("links_port") else []):
+            if nic.get("macvlan_of"):
+                continue  # no lease: podman does not attach it
+            path = os.path.join(root, nic["network"], nic["ip"] or nic["ipv6"])
             try:
                 os.unlink(path)
             except FileNotFoundError:
@@ -532,6 +632,6 @@ def status(name):
         nodes.append({"name": node["name"], "state": state, "ip": node["nics"][0]["ip"],
                       "mtu": node_links(node["name"]) if state == "running" else {}})
     return {"name": name, "family": plan["family"], "vpc_mtu": plan["vpc_mtu"],
-            "networks": [n["name"] for n in plan["networks"]], "nodes": nodes,
+            "networks": sorted(set(n["name"] for n in plan["networks"])), "nodes": nodes,
             "inventory": inventory_file(name), "registry": plan.get("registry"),
             "emulator": plan.get("emulator")}

@@ -37,9 +37,11 @@ def fixture(plan):
         "name": n["name"], "region": reg, "ipCidrRange": n["subnet"], "gatewayAddress": n["gateway"],
         "network": "projects/%s/global/networks/%s" % (project, n["name"])}) for n in plan["networks"])
     # what a cluster's VPCs need and Google's docs create: ingress from the network's own subnet
-    firewalls = [{"name": "%s-internal" % n["name"], "network": n["name"], "sourceRanges": [n["subnet"]],
-                  "allowed": [{"IPProtocol": "icmp"}, {"IPProtocol": "tcp"}, {"IPProtocol": "udp"}]}
-                 for n in plan["networks"]]
+    # (one a network: the GPU NICs of A4X Max share one)
+    firewalls = list(dict((n["name"], {
+        "name": "%s-internal" % n["name"], "network": n["name"], "sourceRanges": [n["subnet"]],
+        "allowed": [{"IPProtocol": "icmp"}, {"IPProtocol": "tcp"}, {"IPProtocol": "udp"}]})
+        for n in plan["networks"]).values())
     return {"projects": {project: {"instances": servers, "networks": networks, "subnetworks": subnets,
                                    "firewalls": firewalls}},
             "buckets": {REPORT_BUCKET: {}}}

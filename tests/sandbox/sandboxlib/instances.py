@@ -41,7 +41,7 @@ def instance(plan, node):
     zone, reg, project = plan["zone"], region(plan["zone"]), plan["project"]
     nics = []
     for net, nic in zip(plan["networks"], node["nics"]):
-        nics.append({
+        record = {
             "name": nic["name"],
             "network": network_url(plan, net),
             "subnetwork": "projects/%s/regions/%s/subnetworks/%s" % (project, reg, net["name"]),
@@ -49,7 +49,12 @@ def instance(plan, node):
             "nicType": net["nic_type"],
             "macAddress": nic["mac"],
             "stackType": "IPV4_ONLY",
-        })
+        }
+        if nic.get("ipv6"):
+            # an IPv6-only NIC (A4X Max's RDMA NICs): its IPv6 address and no networkIP
+            del record["networkIP"]
+            record.update(stackType="IPV6_ONLY", ipv6Address=nic["ipv6"])
+        nics.append(record)
     return {
         "id": instance_id(plan, node),
         "name": node["name"],

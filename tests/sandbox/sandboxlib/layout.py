@@ -1,9 +1,17 @@
 """The shape of a sandbox: which networks, which addresses, from the family table.
 
-One podman network per VPC of the family, all at the family's VPC MTU.  Each
-sandbox gets its own block of subnets, 10.<slot>.<nic>.0/24, so several can
-run at once; node k has address 10.<slot>.<nic>.<10+k> and a GCE-style MAC
-(42:01 + the address) on every network, so a restart keeps both.
+One podman network per VPC of the family, at the family's VPC MTU (its host VPC
+MTU on the host NICs, where the family has one).  Each sandbox gets its own block
+of subnets, 10.<slot>.<nic>.0/24, so several can run at once; node k has address
+10.<slot>.<nic>.<10+k> and a GCE-style MAC (42:01 + the address) on every
+network, so a restart keeps both.
+
+A family whose GPU NICs are IPv6-only and share one subnet (A4X Max) gets one
+IPv6-only network for them, fd47:<slot>::/64: node k's GPU NIC j has address
+fd47:<slot>::<10+k>:<j+1>.  podman attaches a container to a network once, so
+the node has one port on it (LINKS_PARENT, ::<10+k>:0, at the network's MTU
+like a switch port) and its GPU NICs are macvlan links on that port, which a
+STAND-IN unit makes at every boot (cluster.py).
 
 Three node variants, one for each kind of image Google offers for A3/A4 VMs:
   ubuntu  (default) Google's Ubuntu accelerator image, which cluster-toolkit's
@@ -34,6 +42,8 @@ FIRST_HOST = 10
 MAX_NODES = 64
 SLOTS = range(100, 200)
 VARIANTS = ("ubuntu", "el", "cos")
+# the node's one port on a network its GPU NICs share, which carries them as macvlan links
+LINKS_PARENT = "rdmaport0"
 DEFAULT_VARIANT = "ubuntu"
 # variants whose images name NICs like the family's Ubuntu guests (predictable PCI names)
 PCI_NAMED = ("ubuntu", "el")
@@ -79,6 +89,21 @@ def address(slot, nic, node):
 def mac(slot, nic, node):
     ip = ipaddress.ip_address(address(slot, nic, node)).packed
     return "42:01:" + ":".join("%02x" % b for b in ip)
+
+
+def subnet6(slot):
+    """The IPv6-only subnet of GPU NICs that share one (ULA, on this machine only)."""
+    return ipaddress.ip_network("fd47:%x::/64" % slot)
+
+
+def address6(slot, node, gpu_nic):
+    """GPU NIC gpu_nic's address on node; -1: the node's port that carries them (LINKS_PARENT)."""
+    return str(subnet6(slot)[((FIRST_HOST + node) << 16) + gpu_nic + 1])
+
+
+def mac6(slot, node, gpu_nic):
+    """A MAC for an IPv6-only NIC: no IPv4 address to derive one from."""
+    return "42:01:fd:%02x:%02x:%02x" % (slot & 0xff, (FIRST_HOST + node) & 0xff, gpu_nic & 0xff)
 
 
 def used_slots():
@@ -163,28 +188,41 @@ def plan(name, family, nodes, slot, variant=DEFAULT_VARIANT):
     nics = prof["nics"]
     ifaces = iface_names(prof, variant)
     mtu = prof["vpc_mtu"]
+    shared = bool(nics.get("gpu_shared_subnet"))
+    ipv6_only = nics.get("gpu_stack_type") == "IPV6_ONLY"
+    if ipv6_only and not shared:
+        raise common.SandboxError("%s: IPv6-only GPU NICs on a subnet each are not laid out by the sandbox" % family)
+    if ipv6_only and variant != "ubuntu":
+        # the macvlan links and their addresses are netplan's; A4X Max runs Ubuntu only
+        raise common.SandboxError("%s nodes are laid out on the ubuntu variant only, not %s" % (family, variant))
+    first_gpu = nics["gpu_indexes"][0]
     nets = []
     for i in range(nics["count"]):
-        nets.append({
-            "name": network_name(name, i),
-            "index": i,
-            "subnet": str(subnet(slot, i)),
-            "gateway": gateway(slot, i),
-            "mtu": mtu,
-            "nic_type": nics["nic_types"][i],
-            "gpu": i in nics["gpu_indexes"],
-        })
+        gpu = i in nics["gpu_indexes"]
+        net = {"name": network_name(name, first_gpu if gpu and shared else i), "index": i,
+               "subnet": str(subnet(slot, i)), "gateway": gateway(slot, i),
+               "mtu": mtu if gpu else prof.get("host_vpc_mtu") or mtu,
+               "nic_type": nics["nic_types"][i], "gpu": gpu}
+        if gpu and ipv6_only:
+            net.update(subnet=str(subnet6(slot)), gateway=str(subnet6(slot)[1]), ipv6_only=True)
+        nets.append(net)
     hosts = []
     placement = topology(name, nodes)
     for k in range(nodes):
-        hosts.append({
-            "name": node_name(name, k),
-            "index": k,
-            "topology": placement[k],
-            "nics": [{"name": "nic%d" % n["index"], "iface": ifaces[n["index"]], "network": n["name"],
-                      "ip": address(slot, n["index"], k), "mac": mac(slot, n["index"], k)}
-                     for n in nets],
-        })
+        node_nics = []
+        for n in nets:
+            nic = {"name": "nic%d" % n["index"], "iface": ifaces[n["index"]], "network": n["name"],
+                   "ip": address(slot, n["index"], k), "mac": mac(slot, n["index"], k)}
+            if n.get("ipv6_only"):
+                j = n["index"] - first_gpu
+                # podman attaches the node to the network once: this NIC is a macvlan link on its port there
+                nic.update(ip=None, ipv6=address6(slot, k, j), mac=mac6(slot, k, j), macvlan_of=LINKS_PARENT)
+            node_nics.append(nic)
+        host = {"name": node_name(name, k), "index": k, "topology": placement[k], "nics": node_nics}
+        if ipv6_only:
+            host["links_port"] = {"iface": LINKS_PARENT, "network": network_name(name, first_gpu), "ip": None,
+                                  "ipv6": address6(slot, k, -1), "mac": mac6(slot, k, -1), "mtu": mtu}
+        hosts.append(host)
     return {
         "name": name,
         "family": family,

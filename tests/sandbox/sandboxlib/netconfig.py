@@ -18,7 +18,8 @@ _NS = uuid.UUID("6f1c1c57-33e5-4b8e-9a3b-5b1f0d1f7a10")
 
 
 def _cidr(net, nic):
-    return "%s/%d" % (nic["ip"], ipaddress.ip_network(net["subnet"]).prefixlen)
+    """The NIC's address with its subnet's prefix (its IPv6 one on an IPv6-only NIC)."""
+    return "%s/%d" % (nic["ip"] or nic["ipv6"], ipaddress.ip_network(net["subnet"]).prefixlen)
 
 
 def netplan_cloud_init(plan, node):

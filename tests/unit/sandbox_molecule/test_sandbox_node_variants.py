@@ -126,3 +126,23 @@ def test_el_and_ubuntu_nodes_use_pci_names(lib):
     el = [n["iface"] for n in _plan(layout, "el")["nodes"][0]["nics"]]
     assert cos[0] == "eth0" and el == [n["iface"] for n in _plan(layout, "ubuntu")["nodes"][0]["nics"]]
     assert all(name.startswith("enp") for name in el[1:])
+
+
+def test_a4x_max_gpu_nics_share_one_ipv6_only_network_as_macvlan_links_on_one_port(lib):
+    layout, netconfig = lib[1], lib[2]
+    plan = layout.plan("unit", "a4x-max", 2, 150)
+    nets = dict((n["name"], n) for n in plan["networks"])
+    assert len(nets) == 3 and nets["unit-vpc2"]["subnet"] == "fd47:96::/64" and nets["unit-vpc2"]["mtu"] == 8896
+    assert [nets["unit-vpc%d" % i]["mtu"] for i in (0, 1)] == [4096, 4096]
+    nics = plan["nodes"][1]["nics"]
+    assert [n["iface"] for n in nics[2:4]] == ["gpu0rdma0", "gpu1rdma0"]
+    assert nics[2]["ip"] is None and nics[2]["ipv6"] == "fd47:96::b:1"
+    assert set(n.get("macvlan_of") for n in nics[2:]) == {"rdmaport0"} and nics[9]["ipv6"] == "fd47:96::b:8"
+    port = plan["nodes"][1]["links_port"]
+    assert (port["iface"], port["network"], port["ipv6"], port["mtu"]) == ("rdmaport0", "unit-vpc2", "fd47:96::b:0", 8896)
+    macs = [n["mac"] for node in plan["nodes"] for n in node["nics"] + [node["links_port"]]]
+    assert len(set(macs)) == len(macs) == 22
+    text = yaml.safe_load(netconfig.netplan_cloud_init(plan, plan["nodes"][1]))
+    assert text["network"]["ethernets"]["gpu3rdma1"]["addresses"] == ["fd47:96::b:8/64"]
+    with pytest.raises(Exception, match="a4x-max nodes are laid out on the ubuntu variant only, not el"):
+        layout.plan("unit", "a4x-max", 2, 150, "el")

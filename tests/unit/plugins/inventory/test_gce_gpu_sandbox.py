@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "sandbox"))
 from sandboxlib import emulator, inventory, layout  # noqa: E402  pylint: disable=wrong-import-position
 
 
-@pytest.mark.parametrize("family", ["a3-mega", "a3-ultra"])
+@pytest.mark.parametrize("family", ["a3-mega", "a3-ultra", "a4x-max"])
 def test_static_inventory_is_what_the_plugin_makes(family, make_emulator, run_plugin, config):
     plan = layout.plan("unit", family, 3, 150)
     static = inventory.render(plan, "/key")["all"]["children"]

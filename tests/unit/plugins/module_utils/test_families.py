@@ -163,6 +163,13 @@ def test_a4x_judges_nvlink_domain_and_network_pairs_apart():
     assert F.nvlink_domain("a4x", {}) is None and F.nvlink_domain("a4", {"block": "b", "subblock": "s"}) is None
 
 
+def test_a4x_max_has_nvlink_domains_though_no_baseline_is_published():
+    # its GPUs join a multi-node NVLink fabric: IMEX and the NVLink-domain scope follow from that, not from figures
+    assert F.FAMILIES["a4x-max"]["baselines"] == [] and F.has_nvlink_domains("a4x-max")
+    assert F.nvlink_domain("a4x-max", {"block": "b1", "subblock": "s2"}) == "b1/s2"
+    assert F.baseline("a4x-max", "all_gather", "nvlink_domain") is None
+
+
 def test_a4x_guest_names_are_the_arm64_images():
     assert F.FAMILIES["a4x"]["nics"]["guest_names"]["ubuntu"] == [
         "enp0s1", "enp192s1", "gpu0rdma0", "gpu1rdma0", "gpu2rdma0", "gpu3rdma0"]
