@@ -173,8 +173,26 @@ def check_peers(result, peers, run, ping, sleep=None, tries=SEND_TRIES):
     return local_problems
 
 
-def check_rdma(results, rdma_devices, mode):
-    """gIB: every NIC's RDMA device ACTIVE, its GID table holding the NIC's IPv4 (IPv6 on an IPv6-only NIC).
+def gid_index(family):
+    """The GID index the family's NCCL settings pin (NCCL_IB_GID_INDEX; A4X Max: 3), or None."""
+    fam = families.FAMILIES.get(family) if family else None
+    value = (fam or {}).get("nccl_env", {}).get("NCCL_IB_GID_INDEX")
+    return int(value) if value is not None else None
+
+
+def _gid_at(dev, index):
+    """The GID at index on the device's first port that has one, or None."""
+    for _port, pinfo in sorted(dev["ports"].items()):
+        for gid in pinfo["gids"]:
+            if gid["index"] == index:
+                return gid
+    return None
+
+
+def check_rdma(results, rdma_devices, mode, gid_at=None):
+    """gIB: every NIC's RDMA device ACTIVE, its GID table holding the NIC's IPv4 (IPv6 on an IPv6-only NIC),
+    and where the family's NCCL settings pin a GID index (gid_at), the NIC's address at that index: NCCL
+    takes the GID there, whatever else the table holds.
 
     mode: 'required' (no devices is a problem for every NIC), 'auto' (no
     devices on the node: the check is skipped and said so), 'skip'.
@@ -209,39 +227,48 @@ def check_rdma(results, rdma_devices, mode):
             if want not in gid_ips:
                 res["problems"].append("RDMA %s GID table lacks %s (has %s)"
                                        % (dev["name"], want, ", ".join(sorted(gid_ips)) or "no IPv4 GIDs"))
-            continue
-        # an IPv6-only NIC: its RoCE v2 GID is its IPv6 address itself
-        want = res.get("expected_ipv6") or (res["ipv6"][0] if res["ipv6"] else None)
-        gid_ips = set(a for a in (norm_ipv6(g["gid"]) for p in dev["ports"].values() for g in p["gids"]
-                                  if not g["ipv4"])
-                      if a and a != "::" and not a.startswith("fe80:"))
-        if want and want not in gid_ips:
-            res["problems"].append("RDMA %s GID table lacks %s (has %s)"
-                                   % (dev["name"], want, ", ".join(sorted(gid_ips)) or "no global IPv6 GIDs"))
+                continue
+        else:
+            # an IPv6-only NIC: its RoCE v2 GID is its IPv6 address itself
+            want = res.get("expected_ipv6") or (res["ipv6"][0] if res["ipv6"] else None)
+            gid_ips = set(a for a in (norm_ipv6(g["gid"]) for p in dev["ports"].values() for g in p["gids"]
+                                      if not g["ipv4"])
+                          if a and a != "::" and not a.startswith("fe80:"))
+            if want and want not in gid_ips:
+                res["problems"].append("RDMA %s GID table lacks %s (has %s)"
+                                       % (dev["name"], want, ", ".join(sorted(gid_ips)) or "no global IPv6 GIDs"))
+                continue
+        if want and gid_at is not None:
+            gid = _gid_at(dev, gid_at)
+            held = (gid or {}).get("ipv4") or norm_ipv6((gid or {}).get("gid"))
+            if held != want:
+                res["problems"].append("RDMA %s GID index %d holds %s, not %s, and NCCL_IB_GID_INDEX is %d for "
+                                       "this family" % (dev["name"], gid_at, held or "nothing", want, gid_at))
     return {"checked": True, "reason": None, "devices": sorted(rdma_devices)}
 
 
 def rdma_mode(requested, family=None):
-    """(mode, why) of the RDMA check: a family that does not use RDMA skips it unless it is required."""
+    """(mode, why, GID index) of the RDMA check: a family that does not use RDMA skips it unless it is
+    required; the GID index is the one the family's NCCL settings pin, if any."""
     if requested == "skip":
-        return "skip", None
+        return "skip", None, None
     fam = families.FAMILIES.get(family) if family else None
     if fam and fam["transport"] != "gib" and requested != "required":
-        return "skip", "%s uses %s, not RDMA" % (family, fam["transport"])
-    return requested, None
+        return "skip", "%s uses %s, not RDMA" % (family, fam["transport"]), None
+    return requested, None, gid_index(family)
 
 
 def check_node(items, interfaces, rdma_devices, rdma, run, ping, peers_of, sleep=None):
     """Every expected NIC of a node: its own state, its RDMA device, then full-MTU pings to its peers.
 
-    rdma: (mode, why) from rdma_mode(); peers_of(item, result) -> the addresses to ping out of that NIC;
+    rdma: (mode, why, GID index) from rdma_mode(); peers_of(item, result) -> the addresses to ping out of that NIC;
     ping: the ping program, or None where the node has none. Returns (results, rdma summary); each
     result has ``ready``, ``problems`` and ``local_problems`` (what the NIC's own state explains, apart
     from what the pings say about its paths).
     """
     results = [check_nic(item, interfaces) for item in items]
-    mode, why = rdma
-    rdma_summary = check_rdma(results, rdma_devices, mode)
+    mode, why, gid_at = rdma
+    rdma_summary = check_rdma(results, rdma_devices, mode, gid_at)
     if why:
         rdma_summary["reason"] = why
     for item, res in zip(items, results):

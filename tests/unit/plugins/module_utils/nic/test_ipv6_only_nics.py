@@ -58,3 +58,19 @@ def test_the_rdma_gid_table_must_hold_the_ipv6_address_of_an_ipv6_only_nic(tmp_p
     R.check_rdma(results, SysfsReader(fake.root).rdma_devices(), "required")
     assert results[0]["problems"] == []
     assert results[1]["problems"] == ["RDMA mlx5_4 GID table lacks fd20:1:2:3:0:5:: (has no global IPv6 GIDs)"]
+
+
+def test_the_gid_index_nccl_is_pinned_to_must_hold_the_nics_address(tmp_path):
+    # A4X Max pins NCCL_IB_GID_INDEX=3: NCCL takes the GID there, whatever else the table holds
+    assert R.gid_index("a4x-max") == 3 and R.gid_index("a4x") is None and R.gid_index(None) is None
+    assert R.rdma_mode("auto", "a4x-max") == ("auto", None, 3)
+    fake = FakeSys(tmp_path).rdma("mlx5_0", "gpu0rdma0", ipv6="fd20:1:2:3:0:1::")
+    results = [R.check_nic(M.map_nics(EXPECTED[1:], INTERFACES)[0], INTERFACES)]
+    R.check_rdma(results, SysfsReader(fake.root).rdma_devices(), "required", 3)
+    assert results[0]["problems"] == []
+    # the address only at index 2 (a RoCE v1 GID), another at index 3
+    (tmp_path / "sys/class/infiniband/mlx5_0/ports/1/gids/3").write_text("fd20:0001:0002:0003:0000:0009:0000:0000\n")
+    results = [R.check_nic(M.map_nics(EXPECTED[1:], INTERFACES)[0], INTERFACES)]
+    R.check_rdma(results, SysfsReader(fake.root).rdma_devices(), "required", 3)
+    assert results[0]["problems"] == ["RDMA mlx5_0 GID index 3 holds fd20:1:2:3:0:9::, not fd20:1:2:3:0:1::, "
+                                      "and NCCL_IB_GID_INDEX is 3 for this family"]
