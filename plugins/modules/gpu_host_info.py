@@ -136,7 +136,8 @@ def main():
         states = gpu_host.unit_load_states(text, p["units"])
     kernel = gpu_host.kernel_modules(p["kernel_modules"], p["kernel"])
     gm.exit(changed=False, module_dir=kernel["module_dir"], modules=kernel["modules"],
-            udev_rules=gpu_host.pci_rules(p["udev_rules"]), udev_running=gpu_host.existing(["/run/udev/control"]) != [],
+            udev_rules=gpu_host.pci_rules(p["udev_rules"]),
+            udev_running=bool(gpu_host.existing([gpu_host.UDEV_CONTROL])),
             pkg_mgr=gpu_host.package_manager(), engines=gpu_host.existing(p["engine_paths"]), units=states)
 
 

@@ -14,6 +14,8 @@ __metaclass__ = type
 import os
 
 PACKAGE_MANAGERS = (("dpkg", "/usr/bin/dpkg-query"), ("rpm", "/usr/bin/rpm"))
+# udev's control socket: there while udevd runs
+UDEV_CONTROL = "/run/udev/control"
 MODULE_SUFFIXES = (".ko", ".ko.xz", ".ko.zst", ".ko.gz")
 
 
