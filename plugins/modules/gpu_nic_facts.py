@@ -35,8 +35,8 @@ options:
     description:
       - The GPU NICs the VM should have, in GPU-NIC order, as in the C(gpu_nics) inventory host variable.
       - Each item needs C(mac), C(ip) or C(ipv6) (an IPv6-only NIC), and C(mtu) between 576 and 9216 (a GPU NIC
-        without its VPC MTU is an error naming the item, the node and the network); C(name) (C(nic1)...), C(mtu) and C(network) are carried into
-        the result.
+        without its VPC MTU is an error naming the item, the node and the network); C(name) (C(nic1)...), C(mtu)
+        and C(network) are carried into the result.
       - When omitted, the NICs are read from the metadata server (see O(use_metadata)).
     type: list
     elements: dict
@@ -88,9 +88,9 @@ EXAMPLES = r"""
 RETURN = r"""
 ansible_facts:
   description:
-    - Facts about the node's GPU NICs, which later tasks and roles read. Only the mapping is a fact: Ansible
-      copies a host's facts into the variables of every later task on it, so what was read to make the mapping
-      is returned beside it (RV(interfaces), RV(rdma_devices)...), not kept as a fact.
+    - Facts about the node's GPU NICs, which later tasks and roles read. Only the mapping is a fact, since
+      Ansible copies a host's facts into the variables of every later task on it; what was read to make the
+      mapping is returned beside it (RV(interfaces), RV(rdma_devices)...).
   returned: always
   type: dict
   contains:

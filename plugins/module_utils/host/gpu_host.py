@@ -120,4 +120,3 @@ def unit_load_states(text, units):
                     state = value.strip()
         out[unit] = state
     return out
-

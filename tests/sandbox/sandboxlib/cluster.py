@@ -356,8 +356,9 @@ def _links_standin(root, node):
     if not links:
         return
     port = node["links_port"]
-    files = {"etc/gpudirect-standin/links": "%s %d\n" % (port["iface"], port["mtu"]) + "".join(
-                 "%s %s %s %s/64\n" % (n["iface"], n["macvlan_of"], n["mac"], n["ipv6"]) for n in links),
+    table = "%s %d\n" % (port["iface"], port["mtu"]) + "".join(
+        "%s %s %s %s/64\n" % (n["iface"], n["macvlan_of"], n["mac"], n["ipv6"]) for n in links)
+    files = {"etc/gpudirect-standin/links": table,
              "usr/local/sbin/gpudirect-standin-links": LINKS_SCRIPT,
              "etc/systemd/system/gpudirect-standin-links.service": LINKS_UNIT}
     for rel, text in files.items():

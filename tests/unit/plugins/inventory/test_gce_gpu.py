@@ -499,8 +499,8 @@ def test_g4_vms_are_classified_and_grouped_apart_from_the_gpudirect_nodes(make_e
     assert run.group("family_a3_mega") == ["mega-0"]
 
 
-def test_a4x_max_ipv6_only_rdma_nics_on_one_subnet_are_gpu_nics_with_their_vpc_mtus(make_emulator, run_plugin,
-                                                                                     config):
+def test_a4x_max_ipv6_only_rdma_nics_on_one_subnet_are_gpu_nics_with_their_vpc_mtus(
+        make_emulator, run_plugin, config):
     """A4X Max: eight MRDMA NICs, IPv6-only, on the one subnet of the RoCE VPC (8896); two IDPF NICs on
     VPCs at 4096. A GPU NIC record then carries its IPv6 address and no IPv4."""
     fleet = {"projects": {"proj-a": {
@@ -516,8 +516,8 @@ def test_a4x_max_ipv6_only_rdma_nics_on_one_subnet_are_gpu_nics_with_their_vpc_m
     assert run.group("family_a4x_max") == ["gb300-0", "gb300-1"]
 
 
-def test_an_ipv6_only_gpu_nic_without_its_address_leaves_that_vm_out_in_one_line(make_emulator, run_plugin,
-                                                                                  config):
+def test_an_ipv6_only_gpu_nic_without_its_address_leaves_that_vm_out_in_one_line(
+        make_emulator, run_plugin, config):
     bad = fx.gpu_instance("gb300-1", "a4x-max", prefix="max", index=1)
     del bad["networkInterfaces"][5]["ipv6Address"]
     wrong = fx.gpu_instance("gb300-2", "a4x-max", prefix="max", index=2)
