@@ -177,8 +177,18 @@ def test_facts_map_by_mac_then_ip(pair):
     out = pair.module("a", "gpu_nic_facts", {"gpu_nics": gpu_nics[1:]})
     facts = out["ansible_facts"]["gpu_nic_facts"]
     assert facts["gpu_nics"][0]["iface"] == "eth1" and facts["gpu_nics"][0]["matched_by"] == "ip"
-    eth1 = facts["interfaces"]["eth1"]
+    # what was read is in the result, not in the fact
+    eth1 = out["interfaces"]["eth1"]
     assert eth1["mtu"] == VPC_MTU and eth1["ipv4"] == [pair.ip["a"]] and eth1["pci_address"] is None
     # only this namespace's interfaces are seen
-    assert sorted(facts["interfaces"]) == ["eth1"]
-    assert facts["rdma_present"] is False
+    assert sorted(out["interfaces"]) == ["eth1"] and "interfaces" not in facts
+    assert out["rdma_present"] is False
+
+
+def test_an_ipv6_only_nic_is_mapped_by_its_address(pair):
+    # as A4X Max's RDMA NICs: no IPv4 and no MAC in the record, only the IPv6 address the API gives
+    pair.ip_in("a", "-6", "addr", "add", "fd47:ff::2/64", "dev", "eth1", "nodad")
+    out = pair.module("a", "gpu_nic_facts", {"gpu_nics": [{"name": "nic2", "ipv6": "fd47:ff:0::2", "mtu": VPC_MTU}]})
+    facts = out["ansible_facts"]["gpu_nic_facts"]
+    assert facts["gpu_nics"][0]["iface"] == "eth1" and facts["gpu_nics"][0]["matched_by"] == "ipv6"
+    assert out["interfaces"]["eth1"]["ipv6"] == ["fd47:ff::2"]
