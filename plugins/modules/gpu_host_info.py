@@ -108,6 +108,7 @@ units:
   sample: {"nvidia-persistenced.service": "loaded"}
 """
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import systemd_show
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import gpu_host
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
@@ -130,7 +131,7 @@ def main():
     states = dict((unit, "not-found") for unit in p["units"])
     systemctl = gm.which("systemctl") if p["units"] else None
     if systemctl:
-        rc, text, err = gm.run([systemctl, "show", "-p", "LoadState", "--"] + p["units"])
+        rc, text, err = gm.run(systemd_show.show_argv(systemctl, p["units"], ("LoadState",)))
         if rc != 0:
             gm.fail("gpu_host_info: systemctl show failed: %s" % (err.strip() or "exit %d" % rc))
         states = gpu_host.unit_load_states(text, p["units"])

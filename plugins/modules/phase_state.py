@@ -140,6 +140,7 @@ import os
 import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import phase_state as logic
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import systemd_show
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import read_or_none
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
@@ -150,10 +151,7 @@ def unit_states(gm, units):
     systemctl = gm.which("systemctl")
     if not systemctl:
         return dict((unit, "no systemctl") for unit in units)
-    argv = [systemctl, "show"]
-    for prop in logic.UNIT_PROPERTIES:
-        argv += ["-p", prop]
-    _rc, out, _err = gm.run(argv + ["--"] + list(units))
+    _rc, out, _err = gm.run(systemd_show.show_argv(systemctl, units, logic.UNIT_PROPERTIES))
     return logic.parse_unit_states(units, out)
 
 

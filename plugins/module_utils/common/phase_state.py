@@ -25,6 +25,8 @@ import os
 import re
 import stat
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import systemd_show
+
 RECORD_VERSION = 1
 # a phase names its record file: nothing that could leave the records' directory
 PHASE_NAME = re.compile(r"^[a-z0-9_]+$")
@@ -90,19 +92,11 @@ def fingerprint(path):
 
 
 def parse_unit_states(units, text):
-    """`systemctl show -p LoadState -p ActiveState -p UnitFileState U1 U2 ...`: one block per unit,
-    in the order asked, separated by blank lines."""
-    blocks = text.strip().split("\n\n") if text.strip() else []
-    states = {}
-    for index, unit in enumerate(units):
-        props = {}
-        if index < len(blocks):
-            for line in blocks[index].splitlines():
-                key, sep, value = line.partition("=")
-                if sep and key in UNIT_PROPERTIES:
-                    props[key] = value.strip()
-        states[unit] = " ".join("%s=%s" % (key, props.get(key, "?")) for key in UNIT_PROPERTIES)
-    return states
+    """`systemctl show -p LoadState -p ActiveState -p UnitFileState U1 U2 ...` (systemd_show.show_argv),
+    each unit's states as one comparable line; a value not there is "?"."""
+    found = systemd_show.parse_show(text, units, UNIT_PROPERTIES)
+    return dict((unit, " ".join("%s=%s" % (key, found[unit].get(key, "?")) for key in UNIT_PROPERTIES))
+                for unit in units)
 
 
 def build_record(phase, digest, paths, units, result):

@@ -13,6 +13,8 @@ __metaclass__ = type
 
 import os
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import systemd_show
+
 PACKAGE_MANAGERS = (("dpkg", "/usr/bin/dpkg-query"), ("rpm", "/usr/bin/rpm"))
 # udev's control socket: there while udevd runs
 UDEV_CONTROL = "/run/udev/control"
@@ -107,16 +109,7 @@ def existing(paths, exists=os.path.exists):
 
 
 def unit_load_states(text, units):
-    """{unit: LoadState} from `systemctl show -p LoadState -- UNIT...` (one block per unit, in order);
-    a unit without a block is not-found."""
-    blocks = text.strip().split("\n\n") if text and text.strip() else []
-    out = {}
-    for index, unit in enumerate(units):
-        state = "not-found"
-        if index < len(blocks):
-            for line in blocks[index].splitlines():
-                key, sep, value = line.partition("=")
-                if sep and key == "LoadState" and value.strip():
-                    state = value.strip()
-        out[unit] = state
-    return out
+    """{unit: LoadState} from `systemctl show -p LoadState -- UNIT...` (systemd_show.show_argv); a unit
+    without a block, or with an empty LoadState, is not-found."""
+    found = systemd_show.parse_show(text, units, ("LoadState",))
+    return dict((unit, found[unit].get("LoadState") or "not-found") for unit in units)

@@ -9,33 +9,28 @@ __metaclass__ = type
 
 import os
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import systemd_show
+
 UNITS = {"networkmanager": "NetworkManager.service", "networkd": "systemd-networkd.service"}
 PROPERTIES = ("LoadState", "ActiveState", "SubState")
 NETPLAN_SUFFIXES = (".yaml", ".yml")
 
 
+def _unit_names():
+    return [UNITS[key] for key in sorted(UNITS)]
+
+
 def show_argv(systemctl):
     """One `systemctl show` for both units, in UNITS' order (sorted by key)."""
-    argv = [systemctl, "show"]
-    for prop in PROPERTIES:
-        argv += ["-p", prop]
-    return argv + ["--"] + [UNITS[key] for key in sorted(UNITS)]
+    return systemd_show.show_argv(systemctl, _unit_names(), PROPERTIES)
 
 
 def parse_show(text):
     """{key: {LoadState, ActiveState, SubState}} from `systemctl show` of the units in show_argv's
-    order: one block per unit, separated by blank lines. A unit without a block gets empty values."""
-    blocks = text.strip().split("\n\n") if text and text.strip() else []
-    out = {}
-    for index, key in enumerate(sorted(UNITS)):
-        props = dict((prop, "") for prop in PROPERTIES)
-        if index < len(blocks):
-            for line in blocks[index].splitlines():
-                name, sep, value = line.partition("=")
-                if sep and name in props:
-                    props[name] = value.strip()
-        out[key] = props
-    return out
+    order; a unit without a block (or a property without its line) gets empty values."""
+    found = systemd_show.parse_show(text, _unit_names(), PROPERTIES)
+    return dict((key, dict((prop, found[UNITS[key]].get(prop, "")) for prop in PROPERTIES))
+                for key in sorted(UNITS))
 
 
 def running(states):
