@@ -185,11 +185,7 @@ def _seed_files(plan, node):
         else:
             files += [("var/lib/nvidia/lib64/libcuda.so.1", LIBCUDA_TEXT),
                       ("etc/gpudirect-standin/gpu-devices", "%d\n" % prof["gpu"]["count"])]
-        for rel, text in files:
-            path = os.path.join(root, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w") as fh:
-                fh.write(text)
+        _write_files(root, dict(files))
         if variant in layout.PCI_NAMED:
             os.chmod(os.path.join(root, TOOLKIT_HOOK), 0o755)
         # netplan and NetworkManager refuse (or warn about) configuration others can read
@@ -280,6 +276,28 @@ WantedBy=multi-user.target
 """
 
 
+def _write_files(root, files, executable=()):
+    """Each {relative path: text} under root (a node's /, copied in before its first boot); the paths in
+    executable get mode 0755."""
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+        if rel in executable:
+            os.chmod(path, 0o755)
+
+
+def _enable_units(root, units):
+    """Each {unit name: text} installed under root and enabled, as `systemctl enable` would (WantedBy=
+    multi-user.target)."""
+    _write_files(root, dict(("etc/systemd/system/%s" % name, text) for name, text in units.items()))
+    wants = os.path.join(root, "etc", "systemd", "system", "multi-user.target.wants")
+    os.makedirs(wants, exist_ok=True)
+    for name in units:
+        os.symlink("/etc/systemd/system/%s" % name, os.path.join(wants, name))
+
+
 def _imex_standin(root, imex):
     """What the nvidia-imex package puts on an A4X image, as STAND-INs: the daemon and its control tool,
     the unit (installed, not enabled), config.cfg with the ports and an empty node list; and the driver's
@@ -291,11 +309,7 @@ def _imex_standin(root, imex):
              "etc/systemd/system/nvidia-imex.service": IMEX_UNIT,
              STANDIN_PROC_DEVICES.lstrip("/"):
                  "Character devices:\n195 nvidia\n%d nvidia-caps-imex-channels\n\nBlock devices:\n" % IMEX_CHANNEL_MAJOR}
-    for rel, text in files.items():
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as fh:
-            fh.write(text)
+    _write_files(root, files)
     for name in ("nvidia-imex", "nvidia-imex-ctl"):
         _install_standin(root, "usr/bin/" + name)
 
@@ -332,16 +346,10 @@ def _gpu_standin(root, prof, node):
     for rel in ("usr/local/sbin/gpudirect-standin-gpu", "usr/bin/nvidia-smi", "usr/bin/dmesg", "usr/bin/dcgmi") + \
             (("usr/bin/ibv_devinfo",) if rdma else ()):
         _install_standin(root, rel)
-    units = os.path.join(root, "etc", "systemd", "system")
-    wants = os.path.join(units, "multi-user.target.wants")
-    os.makedirs(wants, exist_ok=True)
     unit_files = {"gpudirect-standin-gpu-boot.service": GPU_BOOT_UNIT}
     if gpu.get("fabric_manager"):
         unit_files["nvidia-fabricmanager.service"] = FABRIC_MANAGER_UNIT
-    for name, text in unit_files.items():
-        with open(os.path.join(units, name), "w") as fh:
-            fh.write(text)
-        os.symlink("/etc/systemd/system/%s" % name, os.path.join(wants, name))
+    _enable_units(root, unit_files)
     path = os.path.join(root, "etc", "gpudirect-standin", "gpu.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as fh:
@@ -358,19 +366,9 @@ def _links_standin(root, node):
     port = node["links_port"]
     table = "%s %d\n" % (port["iface"], port["mtu"]) + "".join(
         "%s %s %s %s/64\n" % (n["iface"], n["macvlan_of"], n["mac"], n["ipv6"]) for n in links)
-    files = {"etc/gpudirect-standin/links": table,
-             "usr/local/sbin/gpudirect-standin-links": LINKS_SCRIPT,
-             "etc/systemd/system/gpudirect-standin-links.service": LINKS_UNIT}
-    for rel, text in files.items():
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as fh:
-            fh.write(text)
-    os.chmod(os.path.join(root, "usr/local/sbin/gpudirect-standin-links"), 0o755)
-    wants = os.path.join(root, "etc", "systemd", "system", "multi-user.target.wants")
-    os.makedirs(wants, exist_ok=True)
-    os.symlink("/etc/systemd/system/gpudirect-standin-links.service",
-               os.path.join(wants, "gpudirect-standin-links.service"))
+    script = "usr/local/sbin/gpudirect-standin-links"
+    _write_files(root, {"etc/gpudirect-standin/links": table, script: LINKS_SCRIPT}, executable=(script,))
+    _enable_units(root, {"gpudirect-standin-links.service": LINKS_UNIT})
 
 
 STANDIN_UNIT = """[Unit]
@@ -393,19 +391,10 @@ def _host_software_standin(root, prof):
     """The host software the family's images have and no phase installs (A4X Max: DOCA-OFED's ofed_info,
     openibd and asapd-lite), as labelled stand-ins that preflight finds."""
     wanted = prof["host"].get("prerequisites") or {}
-    wants = os.path.join(root, "etc", "systemd", "system", "multi-user.target.wants")
-    for command, what in sorted((wanted.get("commands") or {}).items()):
-        path = os.path.join(root, "usr", "bin", command)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as fh:
-            fh.write(STANDIN_COMMAND % what)
-        os.chmod(path, 0o755)
-    for unit in wanted.get("units") or []:
-        path = os.path.join(root, "etc", "systemd", "system", unit)
-        os.makedirs(wants, exist_ok=True)
-        with open(path, "w") as fh:
-            fh.write(STANDIN_UNIT % unit)
-        os.symlink("/etc/systemd/system/%s" % unit, os.path.join(wants, unit))
+    commands = dict(("usr/bin/%s" % command, STANDIN_COMMAND % what)
+                    for command, what in (wanted.get("commands") or {}).items())
+    _write_files(root, commands, executable=tuple(commands))
+    _enable_units(root, dict((unit, STANDIN_UNIT % unit) for unit in wanted.get("units") or []))
 
 
 def _ssh(plan, node, *argv, timeout=15):
