@@ -16,7 +16,8 @@ description:
     imports every plugin the main process has not imported yet, and collects garbage across the main process's
     objects, copying their memory.
   - At the start of a playbook this callback imports the collection's filter and action plugins, and the core
-    connection, become, shell and action plugins nearly every task uses, so that every worker inherits them.
+    connection, become, shell and action plugins nearly every task uses, and ansible-core's Jinja tests and
+    filters, so that every worker inherits them.
     At the start of each play it collects the garbage and freezes the objects still alive (C(gc.freeze())),
     which the workers then leave alone.
   - On the collection's 2-core test machine this takes about 0.5 CPU-s a node off a converged C(site.yml) run
@@ -30,7 +31,8 @@ requirements:
 """
 
 from ansible.plugins.callback import CallbackBase
-from ansible.plugins.loader import action_loader, become_loader, connection_loader, shell_loader
+from ansible.plugins.loader import (action_loader, become_loader, connection_loader, filter_loader, shell_loader,
+                                   test_loader)
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload
 
@@ -54,6 +56,7 @@ class CallbackModule(CallbackBase):
             self._display.warning("gpudirect.gcp.preload: cannot import %s" % problem)
         preload.load_core_plugins({"action": action_loader, "become": become_loader,
                                    "connection": connection_loader, "shell": shell_loader})
+        preload.load_jinja_plugins({"filter": filter_loader, "test": test_loader})
 
     def v2_playbook_on_play_start(self, play):
         preload.freeze_heap()

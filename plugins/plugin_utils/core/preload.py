@@ -7,8 +7,10 @@ ansible-playbook runs every task on every node in a worker forked from the main 
 worker that templates one of this collection's filters, or runs one of its action plugins,
 imports that plugin's file (and the code it imports) again, since the main process never did:
 about 25 ms of CPU a task and node on a 2-core machine. Imported here, in the main process,
-every worker inherits them. The same goes for the connection, become and shell plugins and the
-action plugins that nearly every task uses.
+every worker inherits them. The same goes for the connection, become and shell plugins, the
+action plugins that nearly every task uses, and ansible-core's own Jinja tests and filters: the
+first `is succeeded` or `| bool` a worker evaluates loads every builtin test or filter file (the
+filter file imports crypt, which times its hash methods on import), a few ms a task and node.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -76,6 +78,18 @@ def load_core_plugins(loaders, plugins=CORE_PLUGINS):
         if found is None:
             missing.append(name)
     return missing
+
+
+def load_jinja_plugins(loaders):
+    """Load every builtin and legacy plugin of each Jinja loader ({"filter": ..., "test": ...});
+    return how many each holds (0 where one fails: its tasks load their plugins themselves)."""
+    counts = {}
+    for kind, loader in loaders.items():
+        try:
+            counts[kind] = sum(1 for _plugin in loader.all())
+        except Exception:  # pylint: disable=broad-except
+            counts[kind] = 0
+    return counts
 
 
 def freeze_heap():

@@ -8,6 +8,7 @@ __metaclass__ = type
 
 import gc
 import os
+import subprocess
 import sys
 import types
 
@@ -95,3 +96,43 @@ def test_the_callback_preloads_once_and_freezes_at_each_play(monkeypatch):
     plugin.v2_playbook_on_play_start(None)
     assert calls == ["import", ["action", "become", "connection", "shell"], "freeze", "freeze"]
     assert warnings == ["gpudirect.gcp.preload: cannot import x: broken"]
+
+
+def test_the_builtin_jinja_tests_and_filters_are_loaded_before_the_fork():
+    """A worker that evaluates `is succeeded` or `| bool` would otherwise import every builtin test
+    or filter file itself (on Python before 3.13 the filter file imports crypt, which times its hash
+    methods on import).
+    A fresh interpreter shows what the call imports."""
+    script = "\n".join([
+        "import sys",
+        "from ansible.plugins.loader import filter_loader, init_plugin_loader, test_loader",
+        "from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload",
+        "init_plugin_loader()",
+        "import re",
+        # the loader imports each file under a name of its own: ansible.plugins.test.<number>_core
+        # (ansible.plugins.test.core_<number> in later releases)
+        "pattern = r'^ansible[.]plugins[.](test|filter)[.]([0-9]+_core|core_[0-9]+)$'",
+        "def loaded(): return sorted(re.sub(pattern, r'\\1 core', n) for n in sys.modules if re.match(pattern, n))",
+        "print(loaded())",
+        "counts = preload.load_jinja_plugins({'filter': filter_loader, 'test': test_loader})",
+        "print(loaded())",
+        "print(counts['filter'] > 50, counts['test'] > 20)",
+    ])
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    before, after, counted = out.stdout.splitlines()[-3:]
+    assert before == "[]"
+    assert after == "['filter core', 'test core']"
+    assert counted == "True True"
+
+
+def test_a_jinja_loader_that_fails_costs_only_its_own_count():
+    class _Broken(object):
+        def all(self):
+            raise ValueError("no plugins today")
+
+    class _Fine(object):
+        def all(self):
+            return iter([1, 2, 3])
+
+    assert preload.load_jinja_plugins({"filter": _Broken(), "test": _Fine()}) == {"filter": 0, "test": 3}
