@@ -37,7 +37,7 @@ PLAYBOOK = """
 
     - name: Show the chosen pair
       ansible.builtin.debug:
-        msg: "chosen {{ gpudirect_pair.plugin }}/{{ gpudirect_pair.rxdm }}"
+        msg: "chosen {{ gpudirect_pair.plugin }}/{{ gpudirect_pair.rxdm }} asked {{ gpudirect_pair.asked | to_json }}"
 """
 
 
@@ -112,3 +112,9 @@ def test_a_wrapped_warning_is_one_line_and_quotes_are_plain():
     out = '[WARNING]: plugin v1 is not in the\ntable: accepted\n\nfatal: [n0]: FAILED! => {"msg": "job \\"x\\""}'
     assert ansible_output.text(out).splitlines() == [
         "[WARNING]: plugin v1 is not in the table: accepted", "", 'fatal: [n0]: FAILED! => {"msg": "job "x""}']
+
+
+def test_the_pair_keeps_what_was_asked_so_a_later_role_asking_the_same_reuses_it(tmp_path):
+    rc, out = run(tmp_path, {"nccl_plugin_version": "v1.0.16", "rxdm_version": "v1.0.22"})
+    assert rc == 0, out
+    assert 'asked {"family": "a3-mega", "plugin": "v1.0.16", "rxdm": "v1.0.22"}' in out
