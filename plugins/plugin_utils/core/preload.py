@@ -9,8 +9,9 @@ imports that plugin's file (and the code it imports) again, since the main proce
 about 25 ms of CPU a task and node on a 2-core machine. Imported here, in the main process,
 every worker inherits them. The same goes for the connection, become and shell plugins, the
 action plugins that nearly every task uses, and ansible-core's own Jinja tests and filters: the
-first `is succeeded` or `| bool` a worker evaluates loads every builtin test or filter file (the
-filter file imports crypt, which times its hash methods on import), a few ms a task and node.
+first `is succeeded` or `| bool` a worker evaluates loads every builtin test or filter file (on
+Python before 3.13 the filter file imports crypt, which times its hash methods on import), a few
+ms a task and node.
 """
 
 from __future__ import absolute_import, division, print_function
