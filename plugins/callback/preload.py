@@ -31,8 +31,8 @@ requirements:
 """
 
 from ansible.plugins.callback import CallbackBase
-from ansible.plugins.loader import (action_loader, become_loader, connection_loader, filter_loader, shell_loader,
-                                   test_loader)
+from ansible.plugins.loader import (
+    action_loader, become_loader, connection_loader, filter_loader, shell_loader, test_loader)
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload
 
