@@ -168,7 +168,7 @@ def slope(small, large, small_nodes, large_nodes):
             per_node(cpu_small[-1], cpu_large[0]), per_node(cpu_small[0], cpu_large[-1]))
 
 
-def verdict(mid, target):
+def target_verdict(mid, target):
     """Whether a slope meets its target, compared at the CPU clock's resolution (0.01 s): the figures
     are differences of sums, and float arithmetic leaves 3.0 as 3.0000000000000004."""
     return "met" if round(mid, 2) <= target else "NOT met"
@@ -278,7 +278,7 @@ def main():
             mid, low, high = slope(samples[0], samples[1], small, large)
             spread = " (%d samples a size: %.1f to %.1f)" % (len(samples[0]), low, high) if key == "site" else ""
             print("  %-28s %6.1f CPU-s a node%s (target %.0f by the median: %s); %d task results a node" % (
-                label, mid, spread, target, verdict(mid, target), results[large]["results"][key]))
+                label, mid, spread, target, target_verdict(mid, target), results[large]["results"][key]))
         for nodes in sizes:
             taken = results[nodes]["rerun_full_paths"]
             verdict = ("converged, no phase took its full path" if not taken else

@@ -59,5 +59,5 @@ def test_one_sample_a_size_has_no_spread():
 def test_a_slope_on_its_target_meets_it_whatever_the_float_arithmetic_leaves():
     # medians of 10.6 and 22.6 CPU-s on 2 and 6 nodes: 3.0 a node, as (22.6 - 10.6) / 4 is 3.0000000000000004
     mid = bench.slope([(0, 10.6)], [(0, 22.6)], 2, 6)[0]
-    assert bench.verdict(mid, 3.0) == "met"
-    assert bench.verdict(3.01, 3.0) == "NOT met"
+    assert bench.target_verdict(mid, 3.0) == "met"
+    assert bench.target_verdict(3.01, 3.0) == "NOT met"
