@@ -29,9 +29,9 @@ def _skip(step, reason):
 def _modules(step, node):
     done, skipped = [], []
     where = (" (in a %s container the host kernel is used)" % node["container_kind"]) if node["container"] else ""
-    available = set(step.get("available") or [])
     # gpu_host_info's modules: {name: {available, loaded}}
     state = step.get("state") or {}
+    available = set(name for name, module in state.items() if (module or {}).get("available"))
     for name in step.get("wanted") or []:
         if name not in available:
             skipped.append(_skip("load kernel module %s" % name,

@@ -22,7 +22,7 @@ RULE = {"name": "90-dmabuf.rules", "target_dir": "/dev/aperture_devices", "pci_v
 
 def steps_of_a_vm():
     return {
-        "modules": {"wanted": ["import-helper"], "available": ["import-helper"], "state": {"import-helper": {"available": True, "loaded": True}}},
+        "modules": {"wanted": ["import-helper"], "state": {"import-helper": {"available": True, "loaded": True}}},
         "devices": {"rules": [RULE], "seen": [{"functions": 8, "target_entries": 8}], "udev_running": True,
                     "aperture_count": 8},
         "limits": {"limits": {"memlock": "unlimited", "nofile": 1048576}, "file": "/etc/security/limits.d/99-gpu.conf"},
@@ -57,8 +57,9 @@ def test_a_full_run_on_a_vm_says_each_step_in_order():
 
 def test_in_a_container_what_needs_the_host_kernel_or_udev_is_skipped_with_its_reason():
     steps = steps_of_a_vm()
-    steps["modules"] = {"wanted": ["import-helper", "gve"], "available": ["import-helper"],
-                        "state": {"import-helper": {"available": True, "loaded": False}}}
+    steps["modules"] = {"wanted": ["import-helper", "gve"],
+                        "state": {"import-helper": {"available": True, "loaded": False},
+                                  "gve": {"available": False, "loaded": False}}}
     steps["devices"] = dict(steps["devices"], udev_running=False, seen=[{"functions": 0, "target_entries": 0}])
     steps["sysctl"] = {"results": [{"item": {"key": "net.core.rmem_max", "value": 1},
                                     "msg": "setting net.core.rmem_max failed: read-only file system\n"}]}
