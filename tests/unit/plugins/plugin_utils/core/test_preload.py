@@ -13,7 +13,7 @@ import sys
 import types
 
 from ansible_collections.gpudirect.gcp.plugins.callback import preload as callback
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import jinja_cache, preload
 
 PLUGINS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__))))))), "plugins")
@@ -87,6 +87,7 @@ def test_the_callback_preloads_once_and_freezes_at_each_play(monkeypatch):
     monkeypatch.setattr(preload, "import_collection_plugins", lambda: calls.append("import") or ([], ["x: broken"]))
     monkeypatch.setattr(preload, "load_core_plugins", lambda loaders: calls.append(sorted(loaders)) or [])
     monkeypatch.setattr(preload, "freeze_heap", lambda: calls.append("freeze") or 0)
+    monkeypatch.setattr(jinja_cache, "install", lambda cls: calls.append(cls.__name__) and False)
     plugin = callback.CallbackModule()
     warnings = []
     monkeypatch.setattr(plugin._display, "warning", warnings.append)
@@ -94,7 +95,8 @@ def test_the_callback_preloads_once_and_freezes_at_each_play(monkeypatch):
     plugin.v2_playbook_on_play_start(None)
     plugin.v2_playbook_on_start(None)
     plugin.v2_playbook_on_play_start(None)
-    assert calls == ["import", ["action", "become", "connection", "shell"], "freeze", "freeze"]
+    cache = ["AnsibleEnvironment"] if callback.AnsibleEnvironment is not None else []  # before 2.19 only
+    assert calls == ["import", ["action", "become", "connection", "shell"]] + cache + ["freeze", "freeze"]
     assert warnings == ["gpudirect.gcp.preload: cannot import x: broken"]
 
 
