@@ -31,7 +31,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 # in the order reports list them
-COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "rdma", "imex", "topology", "fabric")
+# "job": a running job's NCCL communicator as NCCL RAS sees it (a hang, a dead or failing rank)
+COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "rdma", "imex", "topology", "fabric",
+              "job")
 SEVERITIES = ("fail", "warn")
 # repair rungs, least to most disruptive: run the job or the phase again, reset the GPU, reboot the VM,
 # report the host to Google as faulty

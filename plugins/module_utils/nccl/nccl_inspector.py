@@ -1,0 +1,147 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""NCCL Inspector's metrics files, and the node a running job's collectives are slow on.
+
+NCCL Inspector (a profiler plugin in NCCL's tree, 2.29 and later) writes, for each GPU of a job, the
+file nccl_inspector_metrics_<GPU uuid>.prom in NCCL_INSPECTOR_DUMP_DIR every interval (30 s at least):
+for each communicator, collective, message-size bucket and algorithm/protocol, the geometric mean bus
+bandwidth (nccl_bus_bandwidth_gbs, GB/s) and the mean execution time of the collectives completed in
+that interval [NCCL plugins/profiler/inspector/inspector_prom.cc]. The files have no HELP or TYPE
+lines and no timestamps, label values are written unescaped, and a file is rewritten in place, so a
+reader may see half of one: a line that does not parse is counted and skipped, never the file.
+
+Across the job's nodes, for each (job, communicator, collective, size bucket), a node is slow in an
+interval when its bandwidth is below `ratio` of the nodes' median and below the median by more than
+`mad_k` scaled median absolute deviations (robust: the slow node cannot pull the median or the
+spread towards itself, as it would a mean). A node slow in `persist` intervals in a row is a
+straggler. Plain Python (no ansible import): the node health agent ships it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import math
+import re
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+
+BANDWIDTH = "nccl_bus_bandwidth_gbs"
+EXEC_TIME = "nccl_collective_exec_time_microseconds"
+METRICS = (BANDWIDTH, EXEC_TIME, "nccl_p2p_bus_bandwidth_gbs", "nccl_p2p_exec_time_microseconds")
+# the labels a collective's series carries, in the order Inspector writes them
+LABELS = ("version", "slurm_job_id", "node", "gpu", "comm_name", "n_nodes", "nranks", "collective",
+          "message_size", "algo_proto")
+# a normal distribution's MAD times this is its standard deviation
+MAD_SCALE = 1.4826
+_LINE = re.compile(r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)\{(?P<labels>.*)\}\s+(?P<value>\S+)\s*$")
+# a label's value runs to the quote that precedes the next label or the end: Inspector does not escape
+_LABEL = re.compile(r'(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)="(?P<value>.*?)"(?=,[a-zA-Z_][a-zA-Z0-9_]*="|$)')
+
+
+def parse(text):
+    """(samples, lines skipped) from one Inspector file; a sample is {metric, labels, value}.
+
+    Skipped: a line cut short, a metric Inspector does not write, a value that is not a finite
+    number of zero or more."""
+    samples, skipped = [], 0
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = _LINE.match(line)
+        if not match or match.group("name") not in METRICS:
+            skipped += 1
+            continue
+        labels = dict((m.group("key"), m.group("value")) for m in _LABEL.finditer(match.group("labels")))
+        try:
+            value = float(match.group("value"))
+        except ValueError:
+            skipped += 1
+            continue
+        if not math.isfinite(value) or value < 0 or "collective" not in labels and "p2p_operation" not in labels:
+            skipped += 1
+            continue
+        samples.append({"metric": match.group("name"), "labels": labels, "value": value})
+    return samples, skipped
+
+
+def series_key(labels):
+    """What a bandwidth is compared within: the job, communicator, collective and size bucket."""
+    return (labels.get("slurm_job_id", "unknown"), labels.get("comm_name", "unknown"),
+            labels.get("collective") or labels.get("p2p_operation", "?"), labels.get("message_size", "?"))
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if not ordered:
+        raise ValueError("the median of nothing")
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2.0
+
+
+def node_bandwidths(samples):
+    """{series key: the median bus bandwidth of the node's GPUs} from one node's samples."""
+    per_key = {}
+    for sample in samples:
+        if sample["metric"] in (BANDWIDTH, "nccl_p2p_bus_bandwidth_gbs"):
+            per_key.setdefault(series_key(sample["labels"]), []).append(sample["value"])
+    return dict((key, median(values)) for key, values in per_key.items())
+
+
+def slow_nodes(interval, min_nodes=4, ratio=0.85, mad_k=3.0):
+    """{node: (worst ratio to the median, the key it was worst on)} for one interval.
+
+    interval: {node: {series key: bandwidth}}. A key seen on fewer than min_nodes nodes is not judged
+    (two or three nodes have no majority to compare with). A node is slow when it is slow on at
+    least half of the keys it was judged on."""
+    judged, slow = {}, {}
+    keys = set(key for values in interval.values() for key in values)
+    for key in keys:
+        values = dict((node, bw[key]) for node, bw in interval.items() if key in bw)
+        if len(values) < min_nodes:
+            continue
+        middle = median(values.values())
+        if middle <= 0:
+            continue
+        spread = MAD_SCALE * median([abs(v - middle) for v in values.values()])
+        for node, value in values.items():
+            judged.setdefault(node, []).append(key)
+            if value < ratio * middle and middle - value > mad_k * spread:
+                slow.setdefault(node, []).append((value / middle, key))
+    out = {}
+    for node, hits in slow.items():
+        if 2 * len(hits) >= len(judged[node]):
+            out[node] = min(hits)
+    return out
+
+
+class StragglerWatch(object):
+    """Judges successive intervals of a job's nodes; a node slow in `persist` intervals in a row is a
+    straggler (one slow interval is noise: a checkpoint, a data-loader stall)."""
+
+    def __init__(self, persist=2, min_nodes=4, ratio=0.85, mad_k=3.0):
+        self.persist, self.min_nodes, self.ratio, self.mad_k = persist, min_nodes, ratio, mad_k
+        self.streak = {}
+
+    def observe(self, interval):
+        """Verdicts for this interval: {node, job, comm, collective, message_size, ratio, intervals,
+        finding}."""
+        slow = slow_nodes(interval, self.min_nodes, self.ratio, self.mad_k)
+        self.streak = dict((node, self.streak.get(node, 0) + 1) for node in slow)
+        verdicts = []
+        for node in sorted(slow):
+            if self.streak[node] < self.persist:
+                continue
+            worst, (job, comm, collective, size) = slow[node]
+            cause = ("a straggler: %s's %s bus bandwidth (%s, communicator %s%s) is %.2f of its peers' median, "
+                     "%d intervals in a row" % (safe_text.one_line(node), safe_text.one_line(collective),
+                                                safe_text.one_line(size), safe_text.one_line(comm),
+                                                ", job %s" % safe_text.one_line(job) if job != "unknown" else "",
+                                                worst, self.streak[node]))
+            verdicts.append({"node": node, "job": job, "comm": comm, "collective": collective,
+                             "message_size": size, "ratio": round(worst, 3), "intervals": self.streak[node],
+                             "finding": fd.make("job", safe_text.one_line(node), "warn", cause)})
+        return verdicts

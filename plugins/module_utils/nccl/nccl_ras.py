@@ -1,0 +1,393 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""NCCL's RAS service, read from beside a running job: its status and its event stream.
+
+Every NCCL process (2.24 and later, unless NCCL_RAS_ENABLE=0) runs a RAS thread; the RAS threads of
+a job watch each other, and one of them on each node answers on 127.0.0.1:28028 (NCCL_RAS_ADDR) for
+the whole job. The protocol is lines of text [NCCL src/ras/client_support.cc]:
+
+  CLIENT PROTOCOL 2      ->  SERVER PROTOCOL 2
+  TIMEOUT <s>            ->  OK        (how long RAS waits for the other processes)
+  SET FORMAT json        ->  OK        (2.28.7 and later; older: ERROR: Unknown command)
+  STATUS                 ->  one JSON document, then RAS closes the connection
+  MONITOR [lifecycle]    ->  OK, then events (2.29 and later), each a JSON object ending in a line "}"
+
+A status lists each communicator (hash, size), each rank's host, pid, device, state and its count of
+each collective issued, and the ranks RAS could not reach (missing_ranks: unresponsive, or
+considered_dead). A status alone can read fine while a job hangs [NCCL issue 1730]; what shows a hang
+is the counts over time: the ranks disagree and none moves for longer than a threshold [Ray's NCCL
+RAS hang detector]. The rank whose count differs from the others' is the one the job waits for.
+
+Plain Python (no ansible import): the node health agent ships it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import socket
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+
+PORT = 28028
+PROTOCOL = 2
+# a status of a few thousand ranks is a few MB; more than this is not RAS
+MAX_STATUS_BYTES = 64 * 1024 * 1024
+MAX_EVENT_BYTES = 64 * 1024
+# ncclResult_t: success, and "in progress" (a non-blocking communicator still initializing)
+RESULT_OK = (0, 7)
+
+
+class RasError(Exception):
+    """RAS cannot be asked, or did not answer as RAS does: one line for the user."""
+
+
+def _readline(sock, limit=4096):
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(1)
+        if not chunk:
+            break
+        data += chunk
+        if len(data) > limit:
+            raise RasError("the answer is not a RAS line (over %d bytes without a newline)" % limit)
+    return data.decode("utf-8", "replace").strip()
+
+
+class Connection(object):
+    """One connection to RAS, handshake done; raises RasError naming the address."""
+
+    def __init__(self, host="127.0.0.1", port=PORT, timeout=10.0):
+        self.where = "%s:%s" % (host, port)
+        try:
+            self.sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as exc:
+            raise RasError("no NCCL RAS service at %s (%s): no NCCL job runs here, or it set NCCL_RAS_ENABLE=0"
+                           % (self.where, exc.strerror or exc))
+        try:
+            answer = self.ask("CLIENT PROTOCOL %d" % PROTOCOL)
+        except BaseException:
+            self.close()
+            raise
+        if not answer.upper().startswith("SERVER PROTOCOL "):
+            self.close()
+            raise RasError("%s is not NCCL RAS: it answered %r to the handshake" % (self.where, answer[:80]))
+
+    def ask(self, line):
+        try:
+            self.sock.sendall(line.encode("ascii") + b"\n")
+            return _readline(self.sock)
+        except socket.timeout:
+            raise RasError("NCCL RAS at %s did not answer %r in time" % (self.where, line))
+        except OSError as exc:
+            raise RasError("NCCL RAS at %s: %s" % (self.where, exc.strerror or exc))
+
+    def command(self, line, too_old):
+        answer = self.ask(line)
+        if answer.upper() != "OK":
+            raise RasError("NCCL RAS at %s refused %r (%s): %s" % (self.where, line, answer[:80], too_old))
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def status(host="127.0.0.1", port=PORT, timeout=10.0, wait_s=None):
+    """The job's status as RAS reports it (the JSON document, parsed); raises RasError.
+
+    wait_s: how long RAS waits for the job's other processes (its TIMEOUT; NCCL's default is 5 s)."""
+    conn = Connection(host, port, timeout)
+    try:
+        if wait_s is not None:
+            conn.command("TIMEOUT %d" % int(wait_s), "an NCCL release without the TIMEOUT command")
+        conn.command("SET FORMAT json", "NCCL before 2.28.7 has no JSON status")
+        conn.sock.sendall(b"STATUS\n")
+        chunks, size = [], 0
+        while True:
+            try:
+                chunk = conn.sock.recv(65536)
+            except socket.timeout:
+                raise RasError("NCCL RAS at %s did not finish its status in time" % conn.where)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_STATUS_BYTES:
+                raise RasError("NCCL RAS at %s sent over %d bytes of status" % (conn.where, MAX_STATUS_BYTES))
+            chunks.append(chunk)
+    except OSError as exc:
+        raise RasError("NCCL RAS at %s: %s" % (conn.where, exc.strerror or exc))
+    finally:
+        conn.close()
+    text = b"".join(chunks).decode("utf-8", "replace")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise RasError("NCCL RAS at %s sent a status that is not JSON (%s): %s"
+                       % (conn.where, exc, safe_text.one_line(text[:120])))
+
+
+class Monitor(object):
+    """RAS's event stream (NCCL 2.29 and later): connect once, then read() what arrived."""
+
+    def __init__(self, host="127.0.0.1", port=PORT, timeout=10.0, groups="lifecycle"):
+        self.conn = Connection(host, port, timeout)
+        try:
+            self.conn.command("SET FORMAT json", "NCCL before 2.28.7 has no JSON events")
+            self.conn.command("MONITOR %s" % groups, "NCCL before 2.29 has no event stream")
+        except BaseException:
+            self.conn.close()
+            raise
+        self.buffer = ""
+        self.bad = 0
+
+    def fileno(self):
+        return self.conn.sock.fileno()
+
+    def read(self, wait_s=0.0):
+        """Events that arrived within wait_s (parsed); raises RasError when RAS closed the stream
+        (the job ended). An event that is not JSON is counted in self.bad and skipped."""
+        self.conn.sock.settimeout(wait_s if wait_s > 0 else 0.000001)
+        try:
+            chunk = self.conn.sock.recv(65536)
+        except (socket.timeout, BlockingIOError):
+            chunk = None
+        except OSError as exc:
+            raise RasError("NCCL RAS at %s: %s" % (self.conn.where, exc.strerror or exc))
+        if chunk == b"":
+            raise RasError("NCCL RAS at %s closed its event stream (the job ended)" % self.conn.where)
+        if chunk:
+            self.buffer += chunk.decode("utf-8", "replace")
+        events, self.buffer, bad = split_events(self.buffer)
+        self.bad += bad
+        return events
+
+    def close(self):
+        self.conn.close()
+
+
+def split_events(text):
+    """(events, the rest still incomplete, how many were not JSON) from RAS's JSON event stream.
+
+    An event is a JSON object whose closing brace starts a line; RAS does not escape its `details`
+    text, so one that does not parse is skipped, never the stream."""
+    events, bad = [], 0
+    while True:
+        end = text.find("\n}\n")
+        if end < 0:
+            if len(text) > MAX_EVENT_BYTES:  # no event is this long: drop it rather than grow
+                return events, "", bad + 1
+            return events, text, bad
+        piece, text = text[:end + 2], text[end + 3:]
+        try:
+            event = json.loads(piece)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+        else:
+            bad += 1
+
+
+def _number(value, where, kind=int):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("%s is %r, not a number" % (where, value))
+    return kind(value)
+
+
+def _flag(value):
+    return value is True
+
+
+def snapshot(doc):
+    """The parts of a RAS status the judgments read, checked; ValueError names the field at fault."""
+    if not isinstance(doc, dict):
+        raise ValueError("the RAS status is not a JSON object")
+    comms = doc.get("communicators")
+    if not isinstance(comms, list):
+        raise ValueError("the RAS status has no communicators list")
+    out = []
+    for index, comm in enumerate(comms):
+        where = "communicators[%d]" % index
+        if not isinstance(comm, dict) or not isinstance(comm.get("hash"), str):
+            raise ValueError("%s has no hash" % where)
+        ranks = []
+        for position, rank in enumerate(comm.get("ranks") or []):
+            at = "%s.ranks[%d]" % (where, position)
+            if not isinstance(rank, dict):
+                raise ValueError("%s is not an object" % at)
+            counts = rank.get("collective_counts") or {}
+            if not isinstance(counts, dict):
+                raise ValueError("%s.collective_counts is not an object" % at)
+            state = rank.get("status") or {}
+            ranks.append({
+                "rank": _number(rank.get("rank"), at + ".rank"),
+                "host": safe_text.one_line(rank.get("host", "unknown")),
+                "pid": _number(rank.get("pid", -1), at + ".pid"),
+                "cuda_dev": _number(rank.get("cuda_dev", -1), at + ".cuda_dev"),
+                "counts": dict((safe_text.one_line(name), _number(value, "%s.collective_counts.%s" % (at, name)))
+                               for name, value in counts.items()),
+                "error": _number(state.get("async_error", 0), at + ".status.async_error"),
+                "init": _number(state.get("init_state", 0), at + ".status.init_state"),
+                "aborted": _flag(state.get("abort_flag")),
+            })
+        missing = []
+        for position, rank in enumerate(comm.get("missing_ranks") or []):
+            at = "%s.missing_ranks[%d]" % (where, position)
+            if not isinstance(rank, dict):
+                raise ValueError("%s is not an object" % at)
+            state = rank.get("status") or {}
+            missing.append({"rank": _number(rank.get("rank"), at + ".rank"),
+                            "host": safe_text.one_line(rank.get("host", "unknown")),
+                            "pid": _number(rank.get("pid", -1), at + ".pid"),
+                            "dead": _flag(state.get("considered_dead")),
+                            "unresponsive": _flag(state.get("unresponsive"))})
+        out.append({"hash": safe_text.one_line(comm["hash"]),
+                    "size": _number(comm.get("size", len(ranks) + len(missing)), where + ".size"),
+                    "ranks": sorted(ranks, key=lambda r: r["rank"]),
+                    "missing": sorted(missing, key=lambda r: r["rank"])})
+    return out
+
+
+def _name(rank, names):
+    host = rank["host"]
+    named = (names or {}).get(host)
+    return "%s (%s)" % (named, host) if named else host
+
+
+def _odd_ranks(ranks):
+    """The ranks whose counts differ from those most ranks share; [] where all agree."""
+    keyed = [(tuple(sorted(rank["counts"].items())), rank) for rank in ranks]
+    tally = {}
+    for key, _rank in keyed:
+        tally[key] = tally.get(key, 0) + 1
+    if len(tally) < 2:
+        return []
+    common = max(tally.items(), key=lambda item: (item[1], -sum(n for _c, n in item[0])))[0]
+    return [rank for key, rank in keyed if key != common]
+
+
+def _behind(rank, others):
+    """Which collective the rank issued fewer of than the others, as 'AllReduce 1041 of 1042'."""
+    parts = []
+    for name in sorted(set(rank["counts"]) | set().union(*[set(o["counts"]) for o in others])):
+        mine = rank["counts"].get(name, 0)
+        theirs = max([o["counts"].get(name, 0) for o in others] or [mine])
+        if mine != theirs:
+            parts.append("%s %d where the others reached %d" % (name, mine, theirs))
+    return ", ".join(parts) or "counts that differ"
+
+
+class HangWatch(object):
+    """Judges successive RAS statuses of the job on this node.
+
+    A communicator hangs when its ranks' counts disagree and none of them changed for threshold_s
+    (a job between steps agrees; a job at work moves). A rank RAS considers dead, and a rank with an
+    NCCL error, are named at once."""
+
+    def __init__(self, threshold_s=600.0, names=None):
+        self.threshold_s = float(threshold_s)
+        self.names = names or {}
+        self.seen = {}
+
+    def observe(self, now, comms, job=None):
+        """Verdicts for this status: dicts with kind (hang, dead_rank, unresponsive_rank,
+        rank_error), comm, job, ranks, hosts, stalled_s and finding."""
+        verdicts, alive = [], set()
+        for comm in comms:
+            alive.add(comm["hash"])
+            counts = dict((rank["rank"], rank["counts"]) for rank in comm["ranks"])
+            past = self.seen.get(comm["hash"])
+            if past is None or past["counts"] != counts:
+                self.seen[comm["hash"]] = past = {"counts": counts, "since": now}
+            stalled = now - past["since"]
+            odd = _odd_ranks(comm["ranks"])
+            if odd and stalled >= self.threshold_s:
+                others = [rank for rank in comm["ranks"] if rank not in odd]
+                behind = "; ".join("rank %d on %s issued %s"
+                                   % (rank["rank"], _name(rank, self.names), _behind(rank, others))
+                                   for rank in odd[:4])
+                if len(odd) > 4:
+                    behind += " (and %d more ranks)" % (len(odd) - 4)
+                verdicts.append(self._verdict(
+                    "hang", comm, job, odd, stalled,
+                    "communicator %s (%d ranks)%s hangs: no rank issued a collective for %d s, and %s"
+                    % (comm["hash"], comm["size"], " of job %s" % job if job else "", stalled, behind)))
+            for rank in comm["missing"]:
+                kind = "dead_rank" if rank["dead"] else "unresponsive_rank"
+                verdicts.append(self._verdict(
+                    kind, comm, job, [rank], stalled,
+                    "rank %d of communicator %s%s on %s (pid %d) is %s to NCCL RAS"
+                    % (rank["rank"], comm["hash"], " of job %s" % job if job else "", _name(rank, self.names),
+                       rank["pid"], "dead" if rank["dead"] else "not answering"),
+                    severity="fail" if rank["dead"] else "warn"))
+            for rank in comm["ranks"]:
+                if rank["error"] not in RESULT_OK or rank["aborted"]:
+                    verdicts.append(self._verdict(
+                        "rank_error", comm, job, [rank], stalled,
+                        "rank %d of communicator %s%s on %s (pid %d) %s"
+                        % (rank["rank"], comm["hash"], " of job %s" % job if job else "", _name(rank, self.names),
+                           rank["pid"], "aborted" if rank["aborted"] else "holds NCCL error %d" % rank["error"])))
+        for gone in set(self.seen) - alive:  # the job or the communicator ended
+            del self.seen[gone]
+        return verdicts
+
+    def _verdict(self, kind, comm, job, ranks, stalled, cause, severity="fail"):
+        hosts = sorted(set(rank["host"] for rank in ranks))
+        return {"kind": kind, "comm": comm["hash"], "job": job, "ranks": [rank["rank"] for rank in ranks],
+                "hosts": hosts, "stalled_s": stalled,
+                "finding": fd.make("job", ", ".join(_name(rank, self.names) for rank in ranks[:4]), severity,
+                                   cause)}
+
+
+def dead_peer(event, names=None, job=None):
+    """A verdict for a PEER_DEAD event of RAS's stream; None for any other event."""
+    if not isinstance(event, dict) or event.get("event") != "PEER_DEAD":
+        return None
+    peer = event.get("peer") if isinstance(event.get("peer"), dict) else {}
+    host = safe_text.one_line(peer.get("host") or peer.get("addr") or "an unknown peer")
+    named = (names or {}).get(host)
+    shown = "%s (%s)" % (named, host) if named else host
+    pid = peer.get("pid")
+    cause = "NCCL RAS reported the process%s on %s dead at %s%s" % (
+        " %d" % pid if isinstance(pid, int) and not isinstance(pid, bool) else "", shown,
+        safe_text.one_line(event.get("timestamp", "?")), " (job %s)" % job if job else "")
+    return {"kind": "dead_peer", "comm": None, "job": job, "ranks": [], "hosts": [host], "stalled_s": 0,
+            "finding": fd.make("job", shown, "fail", cause)}
+
+
+def slurm_job_of(pids, root="/"):
+    """The Slurm job id of the first of pids that runs here (SLURM_JOB_ID in its environment), or None.
+
+    Only that one variable is kept of an environment, which holds the job's secrets too."""
+    for pid in pids:
+        if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+            continue
+        try:
+            with open("%s/proc/%d/environ" % (root.rstrip("/"), pid), "rb") as handle:
+                environ = handle.read(1024 * 1024)
+        except (IOError, OSError):
+            continue
+        for item in environ.split(b"\0"):
+            if item.startswith(b"SLURM_JOB_ID="):
+                value = item.split(b"=", 1)[1].decode("ascii", "replace")
+                if value.isdigit() or value.replace("_", "").isdigit():
+                    return value
+    return None
+
+
+def summary(comms):
+    """Per communicator what a report shows: hash, size, ranks answering, missing, and the least and
+    most collectives any rank issued."""
+    out = []
+    for comm in comms:
+        totals = [sum(rank["counts"].values()) for rank in comm["ranks"]]
+        out.append({"hash": comm["hash"], "size": comm["size"], "ranks": len(comm["ranks"]),
+                    "missing": len(comm["missing"]), "least_issued": min(totals) if totals else 0,
+                    "most_issued": max(totals) if totals else 0})
+    return out

@@ -1,0 +1,269 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nccl_job_status
+short_description: Ask NCCL RAS how the NCCL job running on a node is doing, and name a hang, a dead rank or a failing one
+version_added: 1.1.0
+author:
+  - gpudirect.gcp contributors (@gpudirect)
+description:
+  - Every NCCL process (NCCL 2.24 and later, unless the job sets C(NCCL_RAS_ENABLE=0)) runs NCCL's RAS service,
+    and on each node of a job one of them answers on C(127.0.0.1:28028) for the whole job. This module speaks
+    its socket protocol (no C(ncclras) needed) and reads the job's status in JSON (NCCL 2.28.7 and later).
+  - A rank RAS considers dead, a rank it cannot reach, and a rank holding an NCCL error or aborted are named at once.
+  - With O(watch_s), it reads the status again every O(interval_s) for that long. A communicator whose ranks
+    disagree on how many collectives they issued, and none of which issued another for O(hang_threshold_s), hangs;
+    the ranks whose counts differ from the others' are the ones the job waits for, and are named with their node.
+    A status alone can read fine while a job hangs; only counts over time show it.
+  - No RAS service answering is no fault: no NCCL job runs on the node (RV(state) C(none)).
+  - The Slurm job is read from the environment of a rank process on the node (only C(SLURM_JOB_ID) is kept).
+  - Changes nothing.
+options:
+  host:
+    description: Where RAS answers (C(NCCL_RAS_ADDR) of the job); only the node itself is asked by default.
+    type: str
+    default: 127.0.0.1
+  port:
+    description: RAS's client port.
+    type: int
+    default: 28028
+  timeout_s:
+    description: Seconds to wait for RAS to connect and answer each status.
+    type: float
+    default: 30
+  ras_wait_s:
+    description: Seconds RAS itself waits for the job's other processes while it builds a status (its C(TIMEOUT)
+      command); null for NCCL's default (5).
+    type: int
+  watch_s:
+    description: Seconds to keep reading the status to judge progress; 0 reads it once (no hang can be judged).
+    type: float
+    default: 0
+  interval_s:
+    description: Seconds between two reads while watching.
+    type: float
+    default: 5
+  hang_threshold_s:
+    description: Seconds without any rank issuing a collective, the ranks disagreeing, that make a hang.
+      At most O(watch_s) to be judged within one run.
+    type: float
+    default: 60
+  inspector_dir:
+    description:
+      - Where the job's NCCL Inspector writes its metrics files (its C(NCCL_INSPECTOR_DUMP_DIR), with
+        C(NCCL_INSPECTOR_PROM_DUMP=1)); empty reads none. Every C(nccl_inspector_metrics_*.prom) there is read,
+        and RV(inspector) gives the node's bus bandwidth per job, communicator, collective and size bucket (the
+        median of its GPUs), for comparing the job's nodes (a node slow against its peers is a straggler).
+    type: path
+    default: ""
+  inspector_stale_s:
+    description: An Inspector file not rewritten for this many seconds is left out (the job ended, or the GPU
+      completed no collective since), and counted in RV(inspector.stale_files).
+    type: float
+    default: 120
+  names:
+    description: Node names by the address RAS reports for them (the nodes' addresses on the network NCCL
+      bootstraps over), so that findings name the node, not only its address.
+    type: dict
+    default: {}
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+  - gpudirect.gcp.attributes.READ_ONLY
+"""
+
+EXAMPLES = r"""
+- name: Watch the running job for two minutes and name a hung rank
+  gpudirect.gcp.nccl_job_status:
+    watch_s: 120
+    hang_threshold_s: 90
+    names: "{{ dict(groups['gpu_nodes'] | map('extract', hostvars, 'ansible_host') | zip(groups['gpu_nodes'])) }}"
+  register: job
+
+- name: Say what is wrong with it
+  ansible.builtin.debug:
+    msg: "{{ job.findings | map(attribute='cause') | list }}"
+  when: job.state in ['hang', 'faulty']
+"""
+
+RETURN = r"""
+state:
+  description: C(none) (no NCCL job with RAS on the node), C(ok), C(hang) (a hang was judged), C(faulty)
+    (a dead, unreachable or failing rank) or C(unknown) (RAS answered, but not with a status this module reads).
+  returned: always
+  type: str
+  sample: hang
+nccl_version:
+  description: The NCCL release of the job as RAS reports it; a stand-in says so here.
+  returned: when RAS answered
+  type: str
+  sample: 2.29.7
+job:
+  description: The Slurm job id of a rank process on the node; null where none is found.
+  returned: always
+  type: str
+communicators:
+  description: Per communicator its hash, size, the ranks answering, the ranks missing, and the least and most
+    collectives any rank issued (at the last read).
+  returned: always
+  type: list
+  elements: dict
+verdicts:
+  description: What was judged, one dict each, with C(kind) (C(hang), C(dead_rank), C(unresponsive_rank),
+    C(rank_error)), C(comm), C(job), C(ranks), C(hosts) (addresses), C(stalled_s) and C(finding).
+  returned: always
+  type: list
+  elements: dict
+findings:
+  description: The verdicts' findings (component C(job)), the subject naming the node(s).
+  returned: always
+  type: list
+  elements: dict
+inspector:
+  description: What the node's NCCL Inspector files hold (with O(inspector_dir)); null without.
+  returned: always
+  type: dict
+  contains:
+    files: {description: The files read., type: int}
+    stale_files: {description: Files left out as not rewritten for O(inspector_stale_s)., type: int}
+    skipped_lines: {description: "Lines that did not parse (a file is rewritten in place: one may be cut short).", type: int}
+    bandwidth:
+      description: Per job, communicator, collective and message-size bucket, the median bus bandwidth (GB/s) of
+        the node's GPUs.
+      type: list
+      elements: dict
+  sample: {"files": 8, "stale_files": 0, "skipped_lines": 0, "bandwidth": [{"job": "4242", "comm": "DP Group 0",
+           "collective": "AllReduce", "message_size": "4-5GB", "gbs": 181.2}]}
+reason:
+  description: Why no status could be judged (RV(state) C(none) or C(unknown)).
+  returned: when RV(state) is C(none) or C(unknown)
+  type: str
+  sample: "no NCCL RAS service at 127.0.0.1:28028 (Connection refused): no NCCL job runs here, or it set NCCL_RAS_ENABLE=0"
+reads:
+  description: How many statuses were read.
+  returned: always
+  type: int
+msg:
+  description: One line with the state.
+  returned: always
+  type: str
+"""
+
+import glob
+import os
+import time
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector, nccl_ras
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+
+
+def watch(params, clock=time.monotonic, sleep=time.sleep, ask=nccl_ras.status):
+    """The module's result (without msg): the statuses read over watch_s, judged."""
+    judge = nccl_ras.HangWatch(threshold_s=params["hang_threshold_s"], names=params["names"])
+    started, reads, verdicts, comms, job, version = clock(), 0, [], [], None, None
+    while True:
+        try:
+            doc = ask(host=params["host"], port=params["port"], timeout=params["timeout_s"],
+                      wait_s=params["ras_wait_s"])
+        except nccl_ras.RasError as exc:
+            if reads == 0:
+                refused = str(exc).startswith("no NCCL RAS service")
+                return {"state": "none" if refused else "unknown", "reason": str(exc), "job": None,
+                        "communicators": [], "verdicts": [], "findings": [], "reads": 0}
+            break  # the job ended while watched: judge what was read
+        try:
+            comms = nccl_ras.snapshot(doc)
+        except ValueError as exc:
+            return {"state": "unknown", "reason": "NCCL RAS's status: %s" % exc, "job": job,
+                    "communicators": [], "verdicts": [], "findings": [], "reads": reads + 1}
+        reads += 1
+        version = safe_text.one_line(doc.get("nccl_version", "")) or None
+        if job is None:
+            job = nccl_ras.slurm_job_of([rank["pid"] for comm in comms for rank in comm["ranks"]])
+        now = clock()
+        found = judge.observe(now, comms, job=job)
+        verdicts = _merge(verdicts, found)
+        if now - started >= params["watch_s"] or any(v["kind"] == "hang" for v in found):
+            break
+        sleep(max(0.0, min(params["interval_s"], params["watch_s"] - (now - started))))
+    kinds = set(v["kind"] for v in verdicts)
+    state = "hang" if "hang" in kinds else ("faulty" if kinds else "ok")
+    return {"state": state, "nccl_version": version, "job": job, "communicators": nccl_ras.summary(comms),
+            "verdicts": verdicts, "findings": [v["finding"] for v in verdicts], "reads": reads}
+
+
+def read_inspector(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024):
+    """What RV(inspector) holds, from the Inspector files in directory."""
+    now = time.time() if now is None else now
+    samples, files, stale, skipped = [], 0, 0, 0
+    for path in sorted(glob.glob(os.path.join(directory, "nccl_inspector_metrics_*.prom"))):
+        try:
+            if now - os.stat(path).st_mtime > stale_s:
+                stale += 1
+                continue
+            with open(path, "rb") as handle:
+                text = handle.read(max_bytes).decode("utf-8", "replace")
+        except (IOError, OSError):
+            stale += 1
+            continue
+        found, bad = nccl_inspector.parse(text)
+        samples += found
+        skipped += bad
+        files += 1
+    bandwidth = [{"job": key[0], "comm": key[1], "collective": key[2], "message_size": key[3], "gbs": value}
+                 for key, value in sorted(nccl_inspector.node_bandwidths(samples).items())]
+    return {"files": files, "stale_files": stale, "skipped_lines": skipped, "bandwidth": bandwidth}
+
+
+def _merge(kept, found):
+    """The verdicts of the last read, and those of earlier reads that it does not repeat (a rank that
+    was dead stays named after RAS dropped its communicator)."""
+    seen = set((v["kind"], v["comm"], tuple(v["ranks"])) for v in found)
+    return found + [v for v in kept if (v["kind"], v["comm"], tuple(v["ranks"])) not in seen]
+
+
+def message(result):
+    if result["state"] in ("none", "unknown"):
+        return "%s: %s" % (result["state"], result["reason"])
+    head = "%s: %d communicator(s)%s, %d status read(s)" % (
+        result["state"], len(result["communicators"]), " of job %s" % result["job"] if result["job"] else "",
+        result["reads"])
+    return "; ".join([head] + [f["cause"] for f in result["findings"][:3]])
+
+
+def main():
+    gm = GpuModule(dict(
+        host=dict(type="str", default="127.0.0.1"),
+        port=dict(type="int", default=nccl_ras.PORT),
+        timeout_s=dict(type="float", default=30.0),
+        ras_wait_s=dict(type="int"),
+        watch_s=dict(type="float", default=0.0),
+        interval_s=dict(type="float", default=5.0),
+        hang_threshold_s=dict(type="float", default=60.0),
+        inspector_dir=dict(type="path", default=""),
+        inspector_stale_s=dict(type="float", default=120.0),
+        names=dict(type="dict", default={}),
+    ))
+    for option in ("timeout_s", "interval_s", "hang_threshold_s"):
+        if gm.params[option] <= 0:
+            gm.fail("nccl_job_status: %s must be above 0, not %s" % (option, gm.params[option]))
+    if gm.params["watch_s"] < 0:
+        gm.fail("nccl_job_status: watch_s must be 0 or more, not %s" % gm.params["watch_s"])
+    result = watch(gm.params)
+    result["inspector"] = None
+    if gm.params["inspector_dir"]:
+        if not os.path.isdir(gm.params["inspector_dir"]):
+            gm.fail("nccl_job_status: inspector_dir %s is not a directory" % gm.params["inspector_dir"])
+        result["inspector"] = read_inspector(gm.params["inspector_dir"], gm.params["inspector_stale_s"])
+    gm.exit(changed=False, msg=message(result), **result)
+
+
+if __name__ == "__main__":
+    main()
