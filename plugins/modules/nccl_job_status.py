@@ -242,13 +242,13 @@ def main():
     gm = GpuModule(dict(
         host=dict(type="str", default="127.0.0.1"),
         port=dict(type="int", default=nccl_ras.PORT),
-        timeout_s=dict(type="float", default=30.0),
+        timeout_s=dict(type="float", default=30),
         ras_wait_s=dict(type="int"),
-        watch_s=dict(type="float", default=0.0),
-        interval_s=dict(type="float", default=5.0),
-        hang_threshold_s=dict(type="float", default=60.0),
+        watch_s=dict(type="float", default=0),
+        interval_s=dict(type="float", default=5),
+        hang_threshold_s=dict(type="float", default=60),
         inspector_dir=dict(type="path", default=""),
-        inspector_stale_s=dict(type="float", default=120.0),
+        inspector_stale_s=dict(type="float", default=120),
         names=dict(type="dict", default={}),
     ))
     for option in ("timeout_s", "interval_s", "hang_threshold_s"):

@@ -260,7 +260,7 @@ def _name(rank, names):
     return "%s (%s)" % (named, host) if named else host
 
 
-def _odd_ranks(ranks):
+def odd_ranks(ranks):
     """The ranks whose counts differ from those most ranks share; [] where all agree."""
     keyed = [(tuple(sorted(rank["counts"].items())), rank) for rank in ranks]
     tally = {}
@@ -306,7 +306,8 @@ class HangWatch(object):
             if past is None or past["counts"] != counts:
                 self.seen[comm["hash"]] = past = {"counts": counts, "since": now}
             stalled = now - past["since"]
-            odd = _odd_ranks(comm["ranks"])
+            odd = odd_ranks(comm["ranks"])
+            past["disagree"] = bool(odd)
             if odd and stalled >= self.threshold_s:
                 others = [rank for rank in comm["ranks"] if rank not in odd]
                 behind = "; ".join("rank %d on %s issued %s"
@@ -337,10 +338,14 @@ class HangWatch(object):
             del self.seen[gone]
         return verdicts
 
+    def stalled(self, now):
+        """{communicator: seconds since any rank issued a collective} of those whose ranks disagree."""
+        return dict((comm, now - seen["since"]) for comm, seen in self.seen.items() if seen.get("disagree"))
+
     def _verdict(self, kind, comm, job, ranks, stalled, cause, severity="fail"):
         hosts = sorted(set(rank["host"] for rank in ranks))
         return {"kind": kind, "comm": comm["hash"], "job": job, "ranks": [rank["rank"] for rank in ranks],
-                "hosts": hosts, "stalled_s": stalled,
+                "hosts": hosts, "members": [[rank["rank"], rank["host"]] for rank in ranks], "stalled_s": stalled,
                 "finding": fd.make("job", ", ".join(_name(rank, self.names) for rank in ranks[:4]), severity,
                                    cause)}
 
@@ -357,7 +362,8 @@ def dead_peer(event, names=None, job=None):
     cause = "NCCL RAS reported the process%s on %s dead at %s%s" % (
         " %d" % pid if isinstance(pid, int) and not isinstance(pid, bool) else "", shown,
         safe_text.one_line(event.get("timestamp", "?")), " (job %s)" % job if job else "")
-    return {"kind": "dead_peer", "comm": None, "job": job, "ranks": [], "hosts": [host], "stalled_s": 0,
+    return {"kind": "dead_peer", "comm": None, "job": job, "ranks": [], "hosts": [host], "members": [[None, host]],
+            "stalled_s": 0,
             "finding": fd.make("job", shown, "fail", cause)}
 
 

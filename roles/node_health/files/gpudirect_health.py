@@ -28,6 +28,7 @@ import time
 DEFAULT_LIB = "/usr/local/lib/gpudirect-health"
 DEFAULT_CONFIG = "/etc/gpudirect/health.json"
 METRICS_FILE = "gpudirect_node_health.prom"
+JOB_METRICS_FILE = "gpudirect_job_watch.prom"
 # where systemd units and root's shell find the tools the checks call
 SEARCH_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -82,6 +83,15 @@ def parse_args(argv):
     slurm.add_argument("--drain-before-maintenance", action="store_true",
                        help="host maintenance due within the warning time fails the hook, so Slurm drains the "
                             "node before the maintenance stops it")
+    jobs = parser.add_argument_group("Job watch (a service of its own: it runs until stopped)")
+    jobs.add_argument("--watch-jobs", action="store_true",
+                      help="watch the NCCL job on this node through NCCL RAS: hangs, dead and failing ranks "
+                           "(writes %s)" % JOB_METRICS_FILE)
+    jobs.add_argument("--ras-port", type=int, default=28028, help="NCCL RAS's client port (NCCL_RAS_ADDR)")
+    jobs.add_argument("--poll", type=float, default=10.0, help="seconds between two RAS statuses")
+    jobs.add_argument("--hang-after", type=float, default=600.0,
+                      help="seconds without any rank issuing a collective, the ranks disagreeing, that make a hang")
+    jobs.add_argument("--watch-for", type=float, default=0.0, help="stop after this many seconds (0: when stopped)")
     return parser.parse_args(argv)
 
 
@@ -94,9 +104,58 @@ def journal(line, failed=False):
         pass
 
 
+class Stop(Exception):
+    pass
+
+
+def on_term(_signum, _frame):
+    raise Stop()
+
+
+def watch_jobs(args, config, files, safe_text, job_watch):
+    """The job watch: poll RAS, read its events between polls, write the metrics and tell each new
+    verdict (stdout, which systemd keeps in the journal) until stopped."""
+    standins = bool(config.get("standins"))
+    names = config.get("node_names") if isinstance(config.get("node_names"), dict) else {}
+    watch = job_watch.JobWatch(port=args.ras_port, hang_after_s=args.hang_after, names=names)
+    label = " (SANDBOX: stand-ins, not Google Cloud)" if standins else ""
+    stop_at = time.monotonic() + args.watch_for if args.watch_for > 0 else None
+
+    def publish():
+        for line in watch.news():
+            print("gpudirect-health: job: %s%s" % (line, label), flush=True)
+        if args.textfile_dir:
+            try:
+                files.write_atomic(os.path.join(args.textfile_dir, JOB_METRICS_FILE),
+                                   watch.metrics(time.time(), standins), 0o644)
+            except (IOError, OSError) as exc:
+                print("gpudirect-health: --textfile-dir %s: cannot write %s: %s"
+                      % (args.textfile_dir, JOB_METRICS_FILE, exc), flush=True)
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        while stop_at is None or time.monotonic() < stop_at:
+            watch.poll()
+            publish()
+            next_poll = time.monotonic() + args.poll
+            if stop_at is not None:
+                next_poll = min(next_poll, stop_at)
+            while time.monotonic() < next_poll:
+                if watch.wait(next_poll - time.monotonic()):
+                    publish()
+    except (Stop, KeyboardInterrupt):
+        pass
+    except Exception as exc:  # pylint: disable=broad-except
+        # a bug or an answer the watch did not expect: one line, and systemd starts the watch again
+        print(safe_text.one_line("gpudirect-health: job watch stopped: %s: %s" % (type(exc).__name__, exc)), flush=True)
+        return 2
+    return 0
+
+
 def main(argv=None):
     args = parse_args(argv)
-    for option, value in (("--timeout", args.timeout), ("--rxdm-wait", args.rxdm_wait)):
+    for option, value in (("--timeout", args.timeout), ("--rxdm-wait", args.rxdm_wait), ("--poll", args.poll),
+                          ("--hang-after", args.hang_after)):
         if value <= 0:
             print("gpudirect-health: %s must be more than 0, got %s" % (option, value))
             return 2
@@ -104,7 +163,7 @@ def main(argv=None):
     try:
         from ansible_collections.gpudirect.gcp.plugins.module_utils.common import files, safe_text
         from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, node_health
-        from ansible_collections.gpudirect.gcp.plugins.module_utils.health import slurm_hook
+        from ansible_collections.gpudirect.gcp.plugins.module_utils.health import job_watch, slurm_hook
     except ImportError as exc:
         print("gpudirect-health: --lib %s: the check code is not installed there (%s)" % (args.lib, exc))
         return 2
@@ -118,6 +177,9 @@ def main(argv=None):
     except ValueError as exc:  # bad JSON, or node_health.ConfigError
         print("gpudirect-health: --config %s: %s" % (args.config, exc))
         return 2
+
+    if args.watch_jobs:
+        return watch_jobs(args, config, files, safe_text, job_watch)
 
     start = time.monotonic()
     timed_out = False

@@ -15,7 +15,7 @@ import subprocess
 
 import yaml
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, job_watch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RULES_DIR = os.path.join(ROOT, "monitoring", "prometheus")
@@ -64,10 +64,11 @@ def used_metrics():
 
 
 def test_rules_and_dashboard_read_only_metrics_the_agent_writes():
-    written = set(name for name, _type, _help in health_metrics.FAMILIES)
+    written = set(name for name, _type, _help in health_metrics.FAMILIES + job_watch.FAMILIES)
     used = used_metrics()
     assert used and used <= written, sorted(used - written)
-    assert {"gpudirect_node_health_finding", "gpudirect_rxdm_ready", "gpudirect_nic_mtu_bytes"} <= used
+    assert {"gpudirect_node_health_finding", "gpudirect_rxdm_ready", "gpudirect_nic_mtu_bytes",
+            "gpudirect_job_hang", "gpudirect_job_dead_rank"} <= used
 
 
 def test_the_dashboard_has_unique_panel_ids_and_a_datasource_variable():

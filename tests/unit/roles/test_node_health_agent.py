@@ -25,6 +25,7 @@ from ansible_collections.gpudirect.gcp.tests.unit.emulator.test_guest_services_t
     NODE, metadata)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.health.test_health_metrics import promtool_check
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nic.test_nic_sysfs import FakeSys
+from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import Ras
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 ROLE = os.path.join(ROOT, "roles", "node_health")
@@ -350,3 +351,58 @@ def test_a_prolog_drains_before_maintenance_only_when_asked(tmp_path, metadata):
         assert "host maintenance: scheduled host maintenance in " in proc.stdout
     reason = (tmp_path / "scontrol.args").read_text()
     assert reason.startswith("update nodename=n1 state=drain reason=gpudirect: fail host maintenance: scheduled")
+
+
+def watch_agent(tmp_path, port, *extra):
+    """The agent's job watch as its service runs it, its lines as they come: [(seconds since start, line)]."""
+    config_path = tmp_path / "health.json"
+    config_path.write_text(json.dumps(dict(config(), node_names={"10.0.0.3": "a3m-node-1"})))
+    env = dict(os.environ, PATH="/usr/bin:/bin")
+    env.pop("PYTHONPATH", None)
+    argv = [NODE_PYTHON, AGENT, "--config", str(config_path), "--lib", lib_dir(tmp_path), "--watch-jobs",
+            "--ras-port", str(port), "--textfile-dir", str(tmp_path / "textfile")] + list(extra)
+    (tmp_path / "textfile").mkdir(exist_ok=True)
+    started = time.monotonic()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    lines = [(time.monotonic() - started, line.rstrip("\n")) for line in proc.stdout]
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    return lines
+
+
+def test_the_job_watch_names_a_hang_within_its_threshold_and_a_poll(tmp_path):
+    standins = Ras(tmp_path)
+    try:
+        lines = watch_agent(tmp_path, standins.start(hang_at=0.0, odd_rank=13),
+                            "--poll", "0.5", "--hang-after", "2", "--watch-for", "4")
+    finally:
+        standins.stop()
+    assert len(lines) == 1, lines
+    assert lines[0][1].startswith("gpudirect-health: job: hang: communicator 0x7f3a (32 ranks) hangs: no rank issued "
+                                  "a collective for 2 s, and rank 13 on a3m-node-1 (10.0.0.3) issued AllReduce ")
+    assert lines[0][1].endswith(" (SANDBOX: stand-ins, not Google Cloud)")
+    assert 2.0 <= lines[0][0] < 2.0 + 0.5 + 1.5  # the threshold, a poll, and the start-up
+    text = (tmp_path / "textfile" / "gpudirect_job_watch.prom").read_text()
+    assert 'gpudirect_job_hang{job="",comm="0x7f3a",rank="13",host="a3m-node-1"} 1' in text
+    assert "gpudirect_job_ras_up 1" in text and 'gpudirect_job_watch_info{standins="true"} 1' in text
+    assert promtool_check(text) == (0, "")
+
+
+def test_the_job_watch_names_a_dead_peer_from_the_event_stream_not_at_the_next_poll(tmp_path):
+    standins = Ras(tmp_path)
+    try:
+        port = standins.start(dead_at=1.5, dead_rank=20)
+        lines = watch_agent(tmp_path, port, "--poll", "30", "--watch-for", "4")
+    finally:
+        standins.stop()
+    dead = [(at, line) for at, line in lines if "dead" in line]
+    assert dead and "process 4020 on 10.0.0.4 dead" in dead[0][1]
+    assert dead[0][0] < 1.5 + 1.0  # the poll is 30 s away: the stream told it
+    assert 'gpudirect_job_dead_rank{job="",comm="",rank="",host="10.0.0.4"} 1' in (
+        tmp_path / "textfile" / "gpudirect_job_watch.prom").read_text()
+
+
+def test_no_nccl_job_is_ras_down_and_no_line(tmp_path):
+    lines = watch_agent(tmp_path, 1, "--poll", "0.3", "--watch-for", "1")
+    assert lines == []
+    text = (tmp_path / "textfile" / "gpudirect_job_watch.prom").read_text()
+    assert "gpudirect_job_ras_up 0" in text and "gpudirect_job_events_read 0" in text

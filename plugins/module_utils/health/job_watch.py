@@ -1,0 +1,141 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The node agent's watch of the NCCL job running on the node, and its Prometheus metrics.
+
+Each poll asks NCCL RAS for the job's status (nccl_ras.HangWatch judges hangs over successive
+polls); between polls RAS's event stream (NCCL 2.29 and later) is read, so that a peer's death is
+named within a second of RAS knowing it, not at the next poll. A dead peer stays named until the
+job ends (RAS stops answering) or for hold_s. Plain Python (no ansible import): the agent runs it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import select
+import time
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text, safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ras
+
+FAMILIES = (
+    ("gpudirect_job_watch_info", "gauge", "Always 1; the label says whether RAS is a stand-in"),
+    ("gpudirect_job_watch_last_poll_timestamp_seconds", "gauge", "When NCCL RAS was last asked (Unix time)"),
+    ("gpudirect_job_ras_up", "gauge", "1 when an NCCL job's RAS service answered the last poll (0: no NCCL job)"),
+    ("gpudirect_job_events_read", "gauge", "1 when RAS's event stream is read (NCCL 2.29 and later)"),
+    ("gpudirect_job_stalled_seconds", "gauge",
+     "Seconds since any rank of the communicator issued a collective, while its ranks disagree"),
+    ("gpudirect_job_hang", "gauge", "1 for each rank of a hung communicator that the others wait for"),
+    ("gpudirect_job_dead_rank", "gauge", "1 for each rank NCCL RAS considers dead, or reported dead in its event stream"),
+    ("gpudirect_job_unresponsive_rank", "gauge", "1 for each rank NCCL RAS cannot reach"),
+    ("gpudirect_job_rank_error", "gauge", "1 for each rank that holds an NCCL error or aborted"),
+)
+_BY_KIND = {"hang": "gpudirect_job_hang", "dead_rank": "gpudirect_job_dead_rank",
+            "dead_peer": "gpudirect_job_dead_rank", "unresponsive_rank": "gpudirect_job_unresponsive_rank",
+            "rank_error": "gpudirect_job_rank_error"}
+
+
+class JobWatch(object):
+    """poll() then wait(seconds), over and over; metrics() and news() say what is known."""
+
+    def __init__(self, port=nccl_ras.PORT, hang_after_s=600.0, names=None, hold_s=600.0,
+                 clock=time.monotonic, status=nccl_ras.status, monitor=nccl_ras.Monitor):
+        self.port, self.names, self.hold_s, self.clock = port, names or {}, hold_s, clock
+        self.status, self.open_monitor = status, monitor
+        self.hangs = nccl_ras.HangWatch(hang_after_s, self.names)
+        self.monitor, self.monitor_refused = None, False
+        self.ras_up, self.job, self.version = False, None, ""
+        self.verdicts, self.stalled, self.dead_peers = [], {}, {}
+        self.reported = set()
+        self.problem = None
+
+    def poll(self):
+        """Ask RAS once; True when a job answered."""
+        try:
+            doc = self.status(port=self.port, timeout=10.0)
+            comms = nccl_ras.snapshot(doc)
+        except (nccl_ras.RasError, ValueError) as exc:
+            self._job_ended(str(exc))
+            return False
+        now = self.clock()
+        self.ras_up, self.problem = True, None
+        self.version = safe_text.one_line(doc.get("nccl_version", ""))
+        if self.job is None:
+            self.job = nccl_ras.slurm_job_of([rank["pid"] for comm in comms for rank in comm["ranks"]])
+        self.verdicts = self.hangs.observe(now, comms, job=self.job)
+        self.stalled = self.hangs.stalled(now)
+        for key, (verdict, since) in list(self.dead_peers.items()):
+            if now - since > self.hold_s:
+                del self.dead_peers[key]
+        if self.monitor is None and not self.monitor_refused:
+            try:
+                self.monitor = self.open_monitor(port=self.port, timeout=10.0)
+            except nccl_ras.RasError:
+                self.monitor_refused = True  # an NCCL before 2.29: the status's missing ranks still tell
+        return True
+
+    def _job_ended(self, why):
+        if self.monitor is not None:
+            self.monitor.close()
+        self.monitor, self.monitor_refused = None, False
+        self.ras_up, self.job, self.problem = False, None, why
+        self.verdicts, self.stalled, self.dead_peers = [], {}, {}
+        self.hangs.seen.clear()
+
+    def wait(self, seconds):
+        """Read the event stream until seconds passed or a peer died; True when one did."""
+        if self.monitor is None:
+            time.sleep(max(0.0, seconds))
+            return False
+        end = self.clock() + max(0.0, seconds)
+        while True:
+            left = end - self.clock()
+            if left <= 0:
+                return False
+            ready, _w, _x = select.select([self.monitor], [], [], left)
+            if not ready:
+                return False
+            try:
+                events = self.monitor.read(wait_s=0.0)
+            except nccl_ras.RasError:
+                self.monitor.close()
+                self.monitor = None
+                return False
+            died = False
+            for event in events:
+                verdict = nccl_ras.dead_peer(event, self.names, self.job)
+                if verdict:
+                    self.dead_peers[verdict["finding"]["cause"]] = (verdict, self.clock())
+                    died = True
+            if died:
+                return True
+
+    def current(self):
+        return self.verdicts + [verdict for verdict, _since in self.dead_peers.values()]
+
+    def news(self):
+        """One line for each verdict not told before."""
+        lines = []
+        for verdict in self.current():
+            key = (verdict["kind"], verdict["comm"], tuple(verdict["ranks"]), tuple(verdict["hosts"]))
+            if key not in self.reported:
+                self.reported.add(key)
+                lines.append("%s: %s" % (verdict["kind"], verdict["finding"]["cause"]))
+        return lines
+
+    def metrics(self, now_wall, standins=False):
+        out = dict((name, []) for name, _t, _h in FAMILIES)
+        out["gpudirect_job_watch_info"].append(((("standins", "true" if standins else "false"),), 1))
+        out["gpudirect_job_watch_last_poll_timestamp_seconds"].append(((), float(round(now_wall, 3))))
+        out["gpudirect_job_ras_up"].append(((), self.ras_up))
+        out["gpudirect_job_events_read"].append(((), self.monitor is not None))
+        job = self.job or ""
+        for comm, stalled in sorted(self.stalled.items()):
+            out["gpudirect_job_stalled_seconds"].append(((("job", job), ("comm", comm)), float(round(stalled, 1))))
+        for verdict in self.current():
+            for rank, host in verdict["members"]:
+                labels = (("job", job), ("comm", verdict["comm"] or ""),
+                          ("rank", "" if rank is None else str(rank)), ("host", self.names.get(host, host)))
+                out[_BY_KIND[verdict["kind"]]].append((labels, 1))
+        return prom_text.render(FAMILIES, out)
