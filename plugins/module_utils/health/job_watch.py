@@ -132,10 +132,10 @@ class JobWatch(object):
         out["gpudirect_job_events_read"].append(((), self.monitor is not None))
         job = self.job or ""
         for comm, stalled in sorted(self.stalled.items()):
-            out["gpudirect_job_stalled_seconds"].append(((("job", job), ("comm", comm)), float(round(stalled, 1))))
+            out["gpudirect_job_stalled_seconds"].append(((("slurm_job", job), ("comm", comm)), float(round(stalled, 1))))
         for verdict in self.current():
             for rank, host in verdict["members"]:
-                labels = (("job", job), ("comm", verdict["comm"] or ""),
+                labels = (("slurm_job", job), ("comm", verdict["comm"] or ""),
                           ("rank", "" if rank is None else str(rank)), ("host", self.names.get(host, host)))
                 out[_BY_KIND[verdict["kind"]]].append((labels, 1))
         return prom_text.render(FAMILIES, out)

@@ -382,7 +382,7 @@ def test_the_job_watch_names_a_hang_within_its_threshold_and_a_poll(tmp_path):
     assert lines[0][1].endswith(" (SANDBOX: stand-ins, not Google Cloud)")
     assert 2.0 <= lines[0][0] < 2.0 + 0.5 + 1.5  # the threshold, a poll, and the start-up
     text = (tmp_path / "textfile" / "gpudirect_job_watch.prom").read_text()
-    assert 'gpudirect_job_hang{job="",comm="0x7f3a",rank="13",host="a3m-node-1"} 1' in text
+    assert 'gpudirect_job_hang{slurm_job="",comm="0x7f3a",rank="13",host="a3m-node-1"} 1' in text
     assert "gpudirect_job_ras_up 1" in text and 'gpudirect_job_watch_info{standins="true"} 1' in text
     assert promtool_check(text) == (0, "")
 
@@ -397,7 +397,7 @@ def test_the_job_watch_names_a_dead_peer_from_the_event_stream_not_at_the_next_p
     dead = [(at, line) for at, line in lines if "dead" in line]
     assert dead and "process 4020 on 10.0.0.4 dead" in dead[0][1]
     assert dead[0][0] < 1.5 + 1.0  # the poll is 30 s away: the stream told it
-    assert 'gpudirect_job_dead_rank{job="",comm="",rank="",host="10.0.0.4"} 1' in (
+    assert 'gpudirect_job_dead_rank{slurm_job="",comm="",rank="",host="10.0.0.4"} 1' in (
         tmp_path / "textfile" / "gpudirect_job_watch.prom").read_text()
 
 
