@@ -17,7 +17,7 @@ VARIANT ?= ubuntu
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv venv-newest install test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-pairing bench-scaling bench-text clean
+.PHONY: help deps system-deps venv venv-newest install test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-job-watch bench-pairing bench-scaling bench-text clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
@@ -27,6 +27,7 @@ help:
 	@echo "make bench      inventory benchmark (prints figures and ratios)"
 	@echo "make bench-diagnose  diagnose on 2- and 4-node sandboxes (prints figures and the ratio)"
 	@echo "make bench-node-check  one node check (gpudirect-health) on a healthy sandbox node (prints figures)"
+	@echo "make bench-job-watch  one job watch poll of a 512-rank job and 8 Inspector files (CPU, share of a core)"
 	@echo "make bench-pairing   the pairwise fault search simulated on 8..1024 nodes (prints figures)"
 	@echo "make bench-scaling   2 and 6 sandbox nodes: bare tasks, site.yml, its re-run and diagnose (CPU per node, ratios)"
 	@echo "make bench-text      1 MB of hostile text through every report, metric and drain-reason writer (seconds each)"
@@ -116,6 +117,10 @@ bench-node-check: deps
 bench-scaling: deps
 	@scripts/link-collection.sh
 	@$(BIN)/python benchmarks/scaling/bench.py --site
+
+bench-job-watch: venv
+	@scripts/link-collection.sh
+	@$(BIN)/python benchmarks/job_watch/bench.py
 
 bench-text: venv
 	@benchmarks/text/run.sh

@@ -155,7 +155,6 @@ msg:
   type: str
 """
 
-import glob
 import os
 import time
 
@@ -199,29 +198,6 @@ def watch(params, clock=time.monotonic, sleep=time.sleep, ask=nccl_ras.status):
             "verdicts": verdicts, "findings": [v["finding"] for v in verdicts], "reads": reads}
 
 
-def read_inspector(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024):
-    """What RV(inspector) holds, from the Inspector files in directory."""
-    now = time.time() if now is None else now
-    samples, files, stale, skipped = [], 0, 0, 0
-    for path in sorted(glob.glob(os.path.join(directory, "nccl_inspector_metrics_*.prom"))):
-        try:
-            if now - os.stat(path).st_mtime > stale_s:
-                stale += 1
-                continue
-            with open(path, "rb") as handle:
-                text = handle.read(max_bytes).decode("utf-8", "replace")
-        except (IOError, OSError):
-            stale += 1
-            continue
-        found, bad = nccl_inspector.parse(text)
-        samples += found
-        skipped += bad
-        files += 1
-    bandwidth = [{"job": key[0], "comm": key[1], "collective": key[2], "message_size": key[3], "gbs": value}
-                 for key, value in sorted(nccl_inspector.node_bandwidths(samples).items())]
-    return {"files": files, "stale_files": stale, "skipped_lines": skipped, "bandwidth": bandwidth}
-
-
 def _merge(kept, found):
     """The verdicts of the last read, and those of earlier reads that it does not repeat (a rank that
     was dead stays named after RAS dropped its communicator)."""
@@ -261,7 +237,7 @@ def main():
     if gm.params["inspector_dir"]:
         if not os.path.isdir(gm.params["inspector_dir"]):
             gm.fail("nccl_job_status: inspector_dir %s is not a directory" % gm.params["inspector_dir"])
-        result["inspector"] = read_inspector(gm.params["inspector_dir"], gm.params["inspector_stale_s"])
+        result["inspector"] = nccl_inspector.read_dir(gm.params["inspector_dir"], gm.params["inspector_stale_s"])
     gm.exit(changed=False, msg=message(result), **result)
 
 

@@ -6,7 +6,9 @@
 Each poll asks NCCL RAS for the job's status (nccl_ras.HangWatch judges hangs over successive
 polls); between polls RAS's event stream (NCCL 2.29 and later) is read, so that a peer's death is
 named within a second of RAS knowing it, not at the next poll. A dead peer stays named until the
-job ends (RAS stops answering) or for hold_s. Plain Python (no ansible import): the agent runs it.
+job ends (RAS stops answering) or for hold_s. Where the job runs NCCL Inspector, each poll also
+reads its files and publishes the node's bandwidth, which Prometheus compares across the job's
+nodes (the straggler alert). Plain Python (no ansible import): the agent runs it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,7 +19,7 @@ import select
 import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text, safe_text
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ras
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector, nccl_ras
 
 FAMILIES = (
     ("gpudirect_job_watch_info", "gauge", "Always 1; the label says whether RAS is a stand-in"),
@@ -30,6 +32,11 @@ FAMILIES = (
     ("gpudirect_job_dead_rank", "gauge", "1 for each rank NCCL RAS considers dead, or reported dead in its event stream"),
     ("gpudirect_job_unresponsive_rank", "gauge", "1 for each rank NCCL RAS cannot reach"),
     ("gpudirect_job_rank_error", "gauge", "1 for each rank that holds an NCCL error or aborted"),
+    ("gpudirect_job_inspector_files", "gauge", "NCCL Inspector files rewritten within their staleness limit"),
+    ("gpudirect_job_inspector_skipped_lines", "gauge", "Lines of those files that did not parse (one cut short)"),
+    ("gpudirect_job_bus_bandwidth_gbs", "gauge",
+     "The node's bus bandwidth (median of its GPUs, NCCL Inspector's last interval) per job, communicator, "
+     "collective and message size"),
 )
 _BY_KIND = {"hang": "gpudirect_job_hang", "dead_rank": "gpudirect_job_dead_rank",
             "dead_peer": "gpudirect_job_dead_rank", "unresponsive_rank": "gpudirect_job_unresponsive_rank",
@@ -40,8 +47,10 @@ class JobWatch(object):
     """poll() then wait(seconds), over and over; metrics() and news() say what is known."""
 
     def __init__(self, port=nccl_ras.PORT, hang_after_s=600.0, names=None, hold_s=600.0,
-                 clock=time.monotonic, status=nccl_ras.status, monitor=nccl_ras.Monitor):
+                 clock=time.monotonic, status=nccl_ras.status, monitor=nccl_ras.Monitor,
+                 inspector_dir=None, inspector_stale_s=120.0):
         self.port, self.names, self.hold_s, self.clock = port, names or {}, hold_s, clock
+        self.inspector_dir, self.inspector_stale_s, self.inspector = inspector_dir, inspector_stale_s, None
         self.status, self.open_monitor = status, monitor
         self.hangs = nccl_ras.HangWatch(hang_after_s, self.names)
         self.monitor, self.monitor_refused = None, False
@@ -51,7 +60,9 @@ class JobWatch(object):
         self.problem = None
 
     def poll(self):
-        """Ask RAS once; True when a job answered."""
+        """Ask RAS once, and read the Inspector files; True when a job answered."""
+        if self.inspector_dir:
+            self.inspector = nccl_inspector.read_dir(self.inspector_dir, self.inspector_stale_s)
         try:
             doc = self.status(port=self.port, timeout=10.0)
             comms = nccl_ras.snapshot(doc)
@@ -138,4 +149,11 @@ class JobWatch(object):
                 labels = (("slurm_job", job), ("comm", verdict["comm"] or ""),
                           ("rank", "" if rank is None else str(rank)), ("host", self.names.get(host, host)))
                 out[_BY_KIND[verdict["kind"]]].append((labels, 1))
+        if self.inspector is not None:
+            out["gpudirect_job_inspector_files"].append(((), self.inspector["files"]))
+            out["gpudirect_job_inspector_skipped_lines"].append(((), self.inspector["skipped_lines"]))
+            for row in self.inspector["bandwidth"]:
+                labels = (("slurm_job", row["job"]), ("comm", row["comm"]), ("collective", row["collective"]),
+                          ("message_size", row["message_size"]))
+                out["gpudirect_job_bus_bandwidth_gbs"].append((labels, float(row["gbs"])))
         return prom_text.render(FAMILIES, out)

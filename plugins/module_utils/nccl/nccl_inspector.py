@@ -22,8 +22,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import glob
 import math
+import os
 import re
+import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
@@ -116,6 +119,30 @@ def slow_nodes(interval, min_nodes=4, ratio=0.85, mad_k=3.0):
         if 2 * len(hits) >= len(judged[node]):
             out[node] = min(hits)
     return out
+
+
+def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024):
+    """The node's bandwidth from the Inspector files in directory: {files, stale_files, skipped_lines,
+    bandwidth: [{job, comm, collective, message_size, gbs}]}; a file not rewritten for stale_s is left out."""
+    now = time.time() if now is None else now
+    samples, files, stale, skipped = [], 0, 0, 0
+    for path in sorted(glob.glob(os.path.join(directory, "nccl_inspector_metrics_*.prom"))):
+        try:
+            if now - os.stat(path).st_mtime > stale_s:
+                stale += 1
+                continue
+            with open(path, "rb") as handle:
+                text = handle.read(max_bytes).decode("utf-8", "replace")
+        except (IOError, OSError):
+            stale += 1
+            continue
+        found, bad = parse(text)
+        samples += found
+        skipped += bad
+        files += 1
+    bandwidth = [{"job": key[0], "comm": key[1], "collective": key[2], "message_size": key[3], "gbs": value}
+                 for key, value in sorted(node_bandwidths(samples).items())]
+    return {"files": files, "stale_files": stale, "skipped_lines": skipped, "bandwidth": bandwidth}
 
 
 class StragglerWatch(object):

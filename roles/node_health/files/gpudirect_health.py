@@ -91,6 +91,10 @@ def parse_args(argv):
     jobs.add_argument("--poll", type=float, default=10.0, help="seconds between two RAS statuses")
     jobs.add_argument("--hang-after", type=float, default=600.0,
                       help="seconds without any rank issuing a collective, the ranks disagreeing, that make a hang")
+    jobs.add_argument("--inspector-dir", help="where the jobs' NCCL Inspector writes its metrics files "
+                                              "(NCCL_INSPECTOR_DUMP_DIR): publish the node's bandwidth from them")
+    jobs.add_argument("--inspector-stale", type=float, default=120.0,
+                      help="seconds after which an Inspector file not rewritten is left out")
     jobs.add_argument("--watch-for", type=float, default=0.0, help="stop after this many seconds (0: when stopped)")
     return parser.parse_args(argv)
 
@@ -117,7 +121,8 @@ def watch_jobs(args, config, files, safe_text, job_watch):
     verdict (stdout, which systemd keeps in the journal) until stopped."""
     standins = bool(config.get("standins"))
     names = config.get("node_names") if isinstance(config.get("node_names"), dict) else {}
-    watch = job_watch.JobWatch(port=args.ras_port, hang_after_s=args.hang_after, names=names)
+    watch = job_watch.JobWatch(port=args.ras_port, hang_after_s=args.hang_after, names=names,
+                               inspector_dir=args.inspector_dir, inspector_stale_s=args.inspector_stale)
     label = " (SANDBOX: stand-ins, not Google Cloud)" if standins else ""
     stop_at = time.monotonic() + args.watch_for if args.watch_for > 0 else None
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from ansible_collections.gpudirect.gcp.tests.unit.emulator.test_guest_services_topology import (  # noqa: F401 pylint: disable=unused-import
     NODE, metadata)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.health.test_health_metrics import promtool_check
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_inspector import inspector_file
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nic.test_nic_sysfs import FakeSys
 from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import Ras
 
@@ -406,3 +407,18 @@ def test_no_nccl_job_is_ras_down_and_no_line(tmp_path):
     assert lines == []
     text = (tmp_path / "textfile" / "gpudirect_job_watch.prom").read_text()
     assert "gpudirect_job_ras_up 0" in text and "gpudirect_job_events_read 0" in text
+
+
+def test_the_job_watch_publishes_the_nodes_inspector_bandwidth_without_a_job_too(tmp_path):
+    dump = tmp_path / "inspector"
+    dump.mkdir()
+    for gpu, bandwidth in enumerate([170.0, 180.0, 190.0]):
+        (dump / ("nccl_inspector_metrics_%d.prom" % gpu)).write_text(inspector_file("n1", bandwidth=bandwidth, gpus=1))
+    (dump / "nccl_inspector_metrics_cut.prom").write_text('nccl_bus_bandwidth_gbs{node="n1",gpu="GP')
+    lines = watch_agent(tmp_path, 1, "--poll", "0.3", "--watch-for", "1", "--inspector-dir", str(dump))
+    assert lines == []
+    text = (tmp_path / "textfile" / "gpudirect_job_watch.prom").read_text()
+    assert ('gpudirect_job_bus_bandwidth_gbs{slurm_job="4242",comm="DP Group 0",collective="AllReduce",'
+            'message_size="4-5GB"} 180.0') in text
+    assert "gpudirect_job_inspector_files 4" in text and "gpudirect_job_inspector_skipped_lines 1" in text
+    assert promtool_check(text) == (0, "")
