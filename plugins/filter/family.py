@@ -12,6 +12,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.display import Display
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology as topology_reader
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector
 
 
 def family_profile(name):
@@ -25,12 +26,21 @@ def family_for_machine_type(machine_type):
     return families.family_for_machine_type(machine_type)
 
 
-def nccl_env(family, control_ifaces, gpu_ifaces, overrides=None, allow=None, plugin_dir=None, base=None):
+def nccl_env(family, control_ifaces, gpu_ifaces, overrides=None, allow=None, plugin_dir=None, base=None,
+             inspector=None):
     if family not in families.FAMILIES:
         raise AnsibleFilterError("nccl_env: unknown GPU family %r; known: %s"
                                  % (family, ", ".join(families.family_names())))
     env, problems = families.render_nccl_env(family, list(control_ifaces or []), list(gpu_ifaces or []),
                                              overrides=overrides, allow=allow, plugin_dir=plugin_dir, base=base)
+    if inspector:
+        if not isinstance(inspector, dict) or not inspector.get("library") or not inspector.get("dump_dir"):
+            raise AnsibleFilterError("nccl_env: inspector needs library and dump_dir, got %r" % (inspector,))
+        added, problem = nccl_inspector.profiler_env(env, inspector["library"], inspector["dump_dir"],
+                                                     float(inspector.get("interval_s") or nccl_inspector.MIN_INTERVAL_S),
+                                                     boolean(inspector.get("displace", False), strict=False))
+        env.update(added)
+        problems += [problem] if problem else []
     return {"env": env, "problems": problems}
 
 

@@ -76,9 +76,11 @@ def findings(path, problems, unreadable=None):
     return out
 
 
-def is_file_var(key):
-    """Variables that name a file NCCL or the plugin must open (a missing tuner config aborts TCPXO jobs)."""
-    return key.endswith("_CONFIG_PATH") or key.endswith("_CONFIG_FILE")
+def is_file_var(key, value=""):
+    """Variables that name a file NCCL or the plugin must open (a missing tuner config aborts TCPXO jobs;
+    a missing profiler library only costs a warning in the job's log, and its data)."""
+    return key.endswith("_CONFIG_PATH") or key.endswith("_CONFIG_FILE") or (
+        key == "NCCL_PROFILER_PLUGIN" and str(value).startswith("/"))
 
 
 def check_env(env, iface_vars, binding_vars, interfaces, plugin_lib_dir, plugin_library=None,
@@ -127,7 +129,7 @@ def check_env(env, iface_vars, binding_vars, interfaces, plugin_lib_dir, plugin_
         value = str(env[key])
         if skip_plugin and plugin_root and value.startswith(plugin_root + "/"):
             continue
-        if is_file_var(key) and value and not path_exists(value):
+        if is_file_var(key, value) and value and not path_exists(value):
             problems.append("%s names %s, which does not exist on this node" % (key, env[key]))
     return problems
 

@@ -44,6 +44,28 @@ _LINE = re.compile(r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)\{(?P<labels>.*)\}\s+(?P
 _LABEL = re.compile(r'(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)="(?P<value>.*?)"(?=,[a-zA-Z_][a-zA-Z0-9_]*="|$)')
 
 
+# Inspector raises a shorter dump interval to this in its Prometheus mode [inspector_prom.cc]
+MIN_INTERVAL_S = 30
+
+
+def profiler_env(env, library, dump_dir, interval_s=MIN_INTERVAL_S, displace=False):
+    """(the variables that turn NCCL Inspector on with its Prometheus dump, a problem or None).
+
+    NCCL loads one profiler only. Where env already names another one (Google's gIB images set up
+    their CoMMA profiler, which feeds Google's own straggler detection), Inspector would silently
+    displace it: that is a problem unless displace says to."""
+    current = (env or {}).get("NCCL_PROFILER_PLUGIN")
+    if current and current != library and not displace:
+        return {}, ("NCCL_PROFILER_PLUGIN is already %s (on gIB images Google's CoMMA profiler, which feeds "
+                    "Google's straggler detection); NCCL loads one profiler, so Inspector would displace it: "
+                    "set the displace option to replace it" % safe_text.one_line(current))
+    return {"NCCL_PROFILER_PLUGIN": library,
+            "NCCL_INSPECTOR_ENABLE": "1",
+            "NCCL_INSPECTOR_PROM_DUMP": "1",
+            "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS": str(int(max(MIN_INTERVAL_S, interval_s) * 1000000)),
+            "NCCL_INSPECTOR_DUMP_DIR": dump_dir}, None
+
+
 def parse(text):
     """(samples, lines skipped) from one Inspector file; a sample is {metric, labels, value}.
 

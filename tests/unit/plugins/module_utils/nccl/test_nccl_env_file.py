@@ -62,6 +62,13 @@ def test_check_env_names_every_fault():
             "which does not exist on this node") in problems
 
 
+def test_a_profiler_library_named_by_path_must_exist_and_one_named_for_the_linker_is_not_looked_for():
+    env = {"NCCL_PROFILER_PLUGIN": "/usr/local/lib/libnccl-profiler-inspector.so"}
+    assert check_env(env, [], [], [], None, path_exists=lambda p: False) == [
+        "NCCL_PROFILER_PLUGIN names /usr/local/lib/libnccl-profiler-inspector.so, which does not exist on this node"]
+    assert check_env({"NCCL_PROFILER_PLUGIN": "inspector"}, [], [], [], None, path_exists=lambda p: False) == []
+
+
 def test_check_env_tcpx_bindings_and_missing_plugin():
     env, problems = families.render_nccl_env("a3-high", ["enp0s12"], ["enp6s0", "enp12s0", "enp134s0", "enp140s0"])
     assert problems == []
