@@ -167,3 +167,15 @@ def test_a_dead_peer_event_of_any_shape_is_one_verdict_and_other_events_none():
     verdict = nccl_ras.dead_peer({"event": "PEER_DEAD", "peer": {"addr": "10.0.0.7:4000"}, "timestamp": "t\nx"})
     assert verdict["hosts"] == ["10.0.0.7:4000"]
     assert "\n" not in verdict["finding"]["cause"]
+
+
+def test_the_slurm_job_comes_from_a_rank_process_environment_and_nothing_else_is_kept(tmp_path):
+    for pid, environ in ((41, b"PATH=/bin\0HF_TOKEN=hf_secret\0"),
+                         (42, b"HF_TOKEN=hf_secret\0SLURM_JOB_ID=4242\0SLURM_PROCID=3\0")):
+        (tmp_path / "proc" / str(pid)).mkdir(parents=True)
+        (tmp_path / "proc" / str(pid) / "environ").write_bytes(environ)
+    assert nccl_ras.slurm_job_of([True, -1, 40, 41, 42], root=str(tmp_path)) == "4242"
+    assert nccl_ras.slurm_job_of([41], root=str(tmp_path)) is None
+    (tmp_path / "proc" / "43").mkdir()
+    (tmp_path / "proc" / "43" / "environ").write_bytes(b"SLURM_JOB_ID=$(reboot)\0")
+    assert nccl_ras.slurm_job_of([43], root=str(tmp_path)) is None
