@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import ast
+import importlib.util
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import time
 
+import jinja2
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -422,3 +424,25 @@ def test_the_job_watch_publishes_the_nodes_inspector_bandwidth_without_a_job_too
             'message_size="4-5GB"} 180.0') in text
     assert "gpudirect_job_inspector_files 4" in text and "gpudirect_job_inspector_skipped_lines 1" in text
     assert promtool_check(text) == (0, "")
+
+
+def job_watch_unit(**options):
+    """The job watch's unit as the template module renders it (Ansible's Jinja keeps trim_blocks on)."""
+    with open(os.path.join(ROLE, "templates", "gpudirect-job-watch.service.j2")) as fh:
+        template = jinja2.Environment(trim_blocks=True, undefined=jinja2.StrictUndefined).from_string(fh.read())
+    with open(os.path.join(ROLE, "defaults", "main.yml")) as fh:
+        defaults = yaml.safe_load(fh)
+    return template.render(dict(defaults, ansible_managed="managed", **options))
+
+
+def test_the_job_watch_unit_passes_its_options_to_the_agent_as_it_parses_them():
+    spec = importlib.util.spec_from_file_location("gpudirect_health_agent", AGENT)
+    agent_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(agent_module)
+    for options in ({}, {"node_health_inspector_dir": "/var/lib/nccl-inspector"}):
+        unit = job_watch_unit(**options)
+        exec_line = [line for line in unit.splitlines() if line.startswith("ExecStart=")][0]
+        assert "Restart=always" in unit.splitlines()
+        args = agent_module.parse_args(exec_line.split()[1:])
+        assert args.watch_jobs and args.poll == 10.0 and args.hang_after == 600.0 and args.ras_port == 28028
+        assert args.inspector_dir == options.get("node_health_inspector_dir")
