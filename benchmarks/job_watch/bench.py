@@ -53,7 +53,7 @@ def main():
             watch = job_watch.JobWatch(port=port, inspector_dir=work)
             watch.poll()  # the first poll opens the event stream
             cpu0, wall0 = time.process_time(), time.monotonic()
-            for _ in range(args.polls):
+            for _poll in range(args.polls):
                 watch.poll()
                 text = watch.metrics(time.time())
             cpu = (time.process_time() - cpu0) / args.polls

@@ -150,4 +150,3 @@ class CallbackModule(CallbackBase):
         if self.templar is not None:
             self._display.vvv("gpudirect.gcp.preload: %d templates compiled before the workers forked"
                               % jinja_cache.size())
-

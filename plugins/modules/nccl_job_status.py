@@ -22,7 +22,7 @@ description:
     disagree on how many collectives they issued, and none of which issued another for O(hang_threshold_s), hangs;
     the ranks whose counts differ from the others' are the ones the job waits for, and are named with their node.
     A status alone can read fine while a job hangs; only counts over time show it.
-  - No RAS service answering is no fault: no NCCL job runs on the node (RV(state) C(none)).
+  - No RAS service answering is no fault, only no NCCL job on the node (RV(state) C(none)).
   - The Slurm job is read from the environment of a rank process on the node (only C(SLURM_JOB_ID) is kept).
   - Changes nothing.
 options:

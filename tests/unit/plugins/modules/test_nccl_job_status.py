@@ -73,8 +73,8 @@ def test_a_status_that_is_not_ras_json_is_unknown_naming_the_field():
 
 def test_the_nodes_inspector_files_give_its_bandwidth_and_stale_or_cut_files_are_counted(tmp_path, capsys):
     for gpu, bandwidth in enumerate([170.0, 180.0, 190.0]):
-        (tmp_path / ("nccl_inspector_metrics_%d.prom" % gpu)).write_text(inspector_file("n1", bandwidth=bandwidth,
-                                                                                         gpus=1))
+        text = inspector_file("n1", bandwidth=bandwidth, gpus=1)
+        (tmp_path / ("nccl_inspector_metrics_%d.prom" % gpu)).write_text(text)
     (tmp_path / "nccl_inspector_metrics_cut.prom").write_text('nccl_bus_bandwidth_gbs{node="n1",gpu="GP')
     old = tmp_path / "nccl_inspector_metrics_old.prom"
     old.write_text(inspector_file("n1", bandwidth=1.0, gpus=1))

@@ -70,7 +70,7 @@ def test_a_node_0_7_of_its_peers_is_named_in_the_second_interval_with_its_ratio(
 
 def test_no_false_alarm_over_200_healthy_intervals_of_16_noisy_nodes():
     rng, watch = random.Random(11), ni.StragglerWatch()
-    alarms = [v for _ in range(200) for v in watch.observe(interval(rng))]
+    alarms = [v for _interval in range(200) for v in watch.observe(interval(rng))]
     assert alarms == []
 
 

@@ -16,7 +16,6 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ras
 from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import Ras
 
 
-
 @pytest.fixture
 def ras(tmp_path):
     """ras(**script) runs the RAS stand-in on a free loopback port; returns the port."""

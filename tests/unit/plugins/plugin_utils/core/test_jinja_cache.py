@@ -52,14 +52,14 @@ def test_a_precompiled_source_is_served_without_compiling_again(cache):
 def test_a_filter_or_test_over_constants_alone_is_never_cached(cache):
     """Jinja calls such a filter while compiling: cached, `59 | random` would be one number for all."""
     env = _Env()
-    env.filters["draw"] = lambda n: random.randrange(n)  # as ansible-core's random: no context, so foldable
+    env.filters["draw"] = random.randrange  # as ansible-core's random: no context, so foldable
     once = env.from_string("{{ 1000000000 | draw }}")
-    assert len(set(once.render() for _ in range(5))) == 1  # the draw happened at compile time
+    assert len(set(once.render() for _render in range(5))) == 1  # the draw happened at compile time
     folding = ["{{ 1000000000 | draw }}", "{{ x | default(1000000000 | draw) }}", "{{ 3 is odd }}",
                "{% filter upper %}{{ x }}{% endfilter %}", "{{ [1, 2] | map('string') | list }}"]
     assert cache.precompile(env, folding) == 0
     assert cache.size() == 0
-    draws = set(env.from_string("{{ 1000000000 | draw }}").render() for _ in range(5))
+    draws = set(env.from_string("{{ 1000000000 | draw }}").render() for _render in range(5))
     assert len(draws) > 1
     assert cache.precompile(env, ["{{ n | draw }}", "{{ x is odd }}", "{{ x | default(y) }}"]) == 3
 
@@ -120,11 +120,14 @@ class _UnsafeList(list):
     __UNSAFE__ = True
 
 
+def _looks(text):
+    return "{{" in text or "{%" in text
+
+
 def test_template_strings_walks_values_and_keys_and_leaves_unsafe_ones():
-    looks = lambda text: "{{" in text or "{%" in text  # noqa: E731
     value = {"a": ["{{ x }}", 3, ("{% if y %}1{% endif %}",)], "{{ key }}": {"plain": "no"},
              "api": _Unsafe("{{ from_a_node }}"), "list": _UnsafeList(["{{ also_from_a_node }}"])}
-    assert sorted(jinja_cache.template_strings(value, looks)) == ["{% if y %}1{% endif %}", "{{ key }}", "{{ x }}"]
+    assert sorted(jinja_cache.template_strings(value, _looks)) == ["{% if y %}1{% endif %}", "{{ key }}", "{{ x }}"]
 
 
 def test_the_conditional_form_is_what_ansible_core_renders():
