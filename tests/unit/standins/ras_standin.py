@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 STANDIN = os.path.join(ROOT, "tests", "sandbox", "standins", "nccl_ras", "gpudirect_standin_ras.py")
 HOSTS = ["10.0.0.%d" % n for n in range(2, 6)]
@@ -39,3 +41,11 @@ class Ras(object):
         for proc in self.procs:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+@pytest.fixture
+def ras(tmp_path):
+    """ras(**script) runs a RAS stand-in on a free loopback port and returns the port; all stop after the test."""
+    standins = Ras(tmp_path)
+    yield standins.start
+    standins.stop()

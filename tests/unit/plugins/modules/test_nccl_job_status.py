@@ -14,14 +14,8 @@ import pytest
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_job_status
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_inspector import inspector_file
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run
-from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import Ras
-
-
-@pytest.fixture
-def ras(tmp_path):
-    standins = Ras(tmp_path)
-    yield standins.start
-    standins.stop()
+from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import (  # noqa: F401 pylint: disable=unused-import
+    ras)
 
 
 def test_no_ras_service_is_no_job_not_a_fault(capsys):

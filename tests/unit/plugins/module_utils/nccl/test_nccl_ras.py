@@ -13,15 +13,8 @@ import time
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ras
-from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import Ras
-
-
-@pytest.fixture
-def ras(tmp_path):
-    """ras(**script) runs the RAS stand-in on a free loopback port; returns the port."""
-    standins = Ras(tmp_path)
-    yield standins.start
-    standins.stop()
+from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import (  # noqa: F401 pylint: disable=unused-import
+    ras)
 
 
 def test_a_status_is_read_through_the_handshake_and_checked(ras):
