@@ -23,7 +23,11 @@ __metaclass__ = type
 from collections.abc import Mapping
 
 from jinja2 import nodes
-from jinja2.utils import internal_code
+
+try:
+    from jinja2.utils import internal_code
+except ImportError:  # a Jinja that does not hide its own frames from template tracebacks
+    internal_code = set()
 
 MAX_ENTRIES = 20000
 _COMPILED = {}
