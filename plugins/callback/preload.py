@@ -47,9 +47,9 @@ from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import jinja_ca
 
 try:
     # ansible-core 2.16 to 2.18; from 2.19 templating is another engine, left as it is
-    from ansible.template import AnsibleEnvironment, Templar, _escape_backslashes
+    from ansible.template import AnsibleEnvironment, Templar
 except ImportError:
-    AnsibleEnvironment = Templar = _escape_backslashes = None
+    AnsibleEnvironment = Templar = None
 
 # a task's fields that a worker templates, besides its arguments and conditionals
 TASK_FIELDS = ("vars", "loop", "loop_control", "environment", "delegate_to", "run_once",
@@ -120,7 +120,9 @@ class CallbackModule(CallbackBase):
                 self.roles_seen.add(id(role))
                 for name in ("_default_vars", "_role_vars"):
                     jinja_cache.template_strings(getattr(role, name, None), looks, found)
-        jinja_cache.precompile(self.templar.environment, found, prepare=_escape_backslashes)
+        # as written: a template whose expressions hold backslashes (which ansible-core doubles first)
+        # misses the cache and compiles in its worker, as it always did
+        jinja_cache.precompile(self.templar.environment, found)
 
     def _play_variables(self, play):
         """The variables of one node of each set of groups in the play (the inventory's, its

@@ -34,6 +34,8 @@ __metaclass__ = type
 # "job": a running job's NCCL communicator as NCCL RAS sees it (a hang, a dead or failing rank)
 COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "rdma", "imex", "topology", "fabric",
               "job")
+# judged only where a job runs, not by every node check: a report lists them for a host that has such a finding
+ONLY_WITH_FINDINGS = ("job",)
 SEVERITIES = ("fail", "warn")
 # repair rungs, least to most disruptive: run the job or the phase again, reset the GPU, reboot the VM,
 # report the host to Google as faulty

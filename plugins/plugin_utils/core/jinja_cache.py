@@ -113,24 +113,19 @@ def folds_a_plugin(tree):
     return False
 
 
-def precompile(env, sources, prepare=None):
+def precompile(env, sources):
     """Compile each source for env unless already done; return how many were compiled now.
 
-    prepare(source, env) gives the text the templar really compiles (ansible-core doubles
-    backslashes inside expressions first). A source that does not compile, or that folds a filter or
-    test, is left to the worker, which compiles it (and reports its errors) as it always did."""
+    A source that does not compile, or that folds a filter or test, is left to the worker, which
+    compiles it (and reports its errors) as it always did."""
     key = settings_key(env)
     original = _STATE["original"]
     if key is None or original is None:
         return 0
     done = 0
-    for source in sources:
+    for text in sources:
         if len(_COMPILED) >= MAX_ENTRIES:
             break
-        try:
-            text = prepare(source, env) if prepare is not None else source
-        except Exception:  # pylint: disable=broad-except
-            continue
         if (key, text) in _COMPILED:
             continue
         try:

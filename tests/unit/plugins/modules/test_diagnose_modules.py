@@ -130,7 +130,8 @@ def test_report_is_written_with_findings_when_no_nccl_test_ran(tmp_path, capsys)
     assert report["findings"][1]["host"] is None and report["diagnosed_hosts"] == ["n0", "n1"]
     suite = ET.parse(out["files"]["junit"]).getroot().find("testsuite[@name='diagnose']")
     cases = suite.findall("testcase")
-    # 2 hosts x 10 components, and the cluster's finding
+    # 2 hosts x the 10 components every node check judges (a running job's only with a finding), and the
+    # cluster's finding
     assert len(cases) == 21
     failed = [(c.get("classname"), c.get("name")) for c in cases if c.find("failure") is not None]
     assert failed == [("diagnose.n1", "nic")]

@@ -86,3 +86,11 @@ def test_a_new_component_reaches_every_output(monkeypatch):
         samples["gpudirect_node_health_finding"]
     assert node_health.one_line([node_item]).startswith("fail straggler all_reduce 64M: ")
     json.dumps(item)
+
+
+def test_a_running_jobs_component_is_a_testcase_only_where_it_has_a_finding():
+    hang = dict(fd.make("job", "a3m-node-1 (10.0.0.3)", "fail", "communicator 0x7f3a hangs"), host="n1", repair=None)
+    suite = findings_report.junit_suite(ET.Element("testsuites"), findings_report.clean([hang]), ["n0", "n1"])
+    names = [(c.get("classname"), c.get("name")) for c in suite.findall("testcase")]
+    assert ("diagnose.n1", "job") in names and ("diagnose.n0", "job") not in names
+    assert len(names) == 2 * (len(fd.COMPONENTS) - len(fd.ONLY_WITH_FINDINGS)) + 1

@@ -81,21 +81,6 @@ def test_a_source_that_does_not_compile_is_left_to_the_render(cache):
         env.from_string("{{ x | no_such_filter }}")
 
 
-def test_prepare_gives_the_text_really_compiled_and_its_failure_skips_the_source(cache):
-    env = _Env()
-
-    def prepare(text, _env):
-        if "bad" in text:
-            raise ValueError("bad")
-        return text.replace("A", "B")
-
-    assert cache.precompile(env, ["{{ A }}", "{{ bad }}"], prepare=prepare) == 1
-    calls = _counting(env)
-    env.from_string("{{ B }}")
-    env.from_string("{{ A }}")
-    assert calls == ["{{ A }}"]
-
-
 def test_uninstall_gives_the_class_its_own_compile_back():
     assert jinja_cache.install(_Env)
     assert "compile" in vars(_Env)
