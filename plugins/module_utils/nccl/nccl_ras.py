@@ -273,7 +273,7 @@ def odd_ranks(ranks):
 
 
 def _behind(rank, others):
-    """Which collective the rank issued fewer of than the others, as 'AllReduce 1041 of 1042'."""
+    """How the rank's counts differ from the others', as 'AllReduce 1041 where the others reached 1042'."""
     parts = []
     for name in sorted(set(rank["counts"]) | set().union(*[set(o["counts"]) for o in others])):
         mine = rank["counts"].get(name, 0)
