@@ -18,7 +18,7 @@ __metaclass__ = type
 import select
 import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text, safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector, nccl_ras
 
 FAMILIES = (
@@ -54,24 +54,22 @@ class JobWatch(object):
         self.status, self.open_monitor = status, monitor
         self.hangs = nccl_ras.HangWatch(hang_after_s, self.names)
         self.monitor, self.monitor_refused = None, False
-        self.ras_up, self.job, self.version = False, None, ""
+        self.ras_up, self.job = False, None
         self.verdicts, self.stalled, self.dead_peers = [], {}, {}
         self.reported = set()
-        self.problem = None
 
     def poll(self):
         """Ask RAS once, and read the Inspector files; True when a job answered."""
         if self.inspector_dir:
             self.inspector = nccl_inspector.read_dir(self.inspector_dir, self.inspector_stale_s)
         try:
-            doc = self.status(port=self.port, timeout=10.0)
-            comms = nccl_ras.snapshot(doc)
-        except (nccl_ras.RasError, ValueError) as exc:
-            self._job_ended(str(exc))
+            comms = nccl_ras.snapshot(self.status(port=self.port, timeout=10.0))
+        except (nccl_ras.RasError, ValueError):
+            # no job (nothing answers), or not a status the watch reads: either way no verdict stands
+            self._job_ended()
             return False
         now = self.clock()
-        self.ras_up, self.problem = True, None
-        self.version = safe_text.one_line(doc.get("nccl_version", ""))
+        self.ras_up = True
         if self.job is None:
             self.job = nccl_ras.slurm_job_of([rank["pid"] for comm in comms for rank in comm["ranks"]])
         self.verdicts = self.hangs.observe(now, comms, job=self.job)
@@ -86,11 +84,11 @@ class JobWatch(object):
                 self.monitor_refused = True  # an NCCL before 2.29: the status's missing ranks still tell
         return True
 
-    def _job_ended(self, why):
+    def _job_ended(self):
         if self.monitor is not None:
             self.monitor.close()
         self.monitor, self.monitor_refused = None, False
-        self.ras_up, self.job, self.problem = False, None, why
+        self.ras_up, self.job = False, None
         self.verdicts, self.stalled, self.dead_peers = [], {}, {}
         self.hangs.seen.clear()
 

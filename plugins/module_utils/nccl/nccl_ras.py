@@ -204,6 +204,15 @@ def _flag(value):
     return value is True
 
 
+def _rank(rank, at):
+    """What a status says of every rank, answering or missing: its number, host and pid."""
+    if not isinstance(rank, dict):
+        raise ValueError("%s is not an object" % at)
+    return {"rank": _number(rank.get("rank"), at + ".rank"),
+            "host": safe_text.one_line(rank.get("host", "unknown")),
+            "pid": _number(rank.get("pid", -1), at + ".pid")}
+
+
 def snapshot(doc):
     """The parts of a RAS status the judgments read, checked; ValueError names the field at fault."""
     if not isinstance(doc, dict):
@@ -219,34 +228,26 @@ def snapshot(doc):
         ranks = []
         for position, rank in enumerate(comm.get("ranks") or []):
             at = "%s.ranks[%d]" % (where, position)
-            if not isinstance(rank, dict):
-                raise ValueError("%s is not an object" % at)
+            entry = _rank(rank, at)
             counts = rank.get("collective_counts") or {}
             if not isinstance(counts, dict):
                 raise ValueError("%s.collective_counts is not an object" % at)
             state = rank.get("status") or {}
-            ranks.append({
-                "rank": _number(rank.get("rank"), at + ".rank"),
-                "host": safe_text.one_line(rank.get("host", "unknown")),
-                "pid": _number(rank.get("pid", -1), at + ".pid"),
-                "cuda_dev": _number(rank.get("cuda_dev", -1), at + ".cuda_dev"),
-                "counts": dict((safe_text.one_line(name), _number(value, "%s.collective_counts.%s" % (at, name)))
-                               for name, value in counts.items()),
-                "error": _number(state.get("async_error", 0), at + ".status.async_error"),
-                "init": _number(state.get("init_state", 0), at + ".status.init_state"),
-                "aborted": _flag(state.get("abort_flag")),
-            })
+            ranks.append(dict(
+                entry,
+                cuda_dev=_number(rank.get("cuda_dev", -1), at + ".cuda_dev"),
+                counts=dict((safe_text.one_line(name), _number(value, "%s.collective_counts.%s" % (at, name)))
+                            for name, value in counts.items()),
+                error=_number(state.get("async_error", 0), at + ".status.async_error"),
+                init=_number(state.get("init_state", 0), at + ".status.init_state"),
+                aborted=_flag(state.get("abort_flag")),
+            ))
         missing = []
         for position, rank in enumerate(comm.get("missing_ranks") or []):
-            at = "%s.missing_ranks[%d]" % (where, position)
-            if not isinstance(rank, dict):
-                raise ValueError("%s is not an object" % at)
+            entry = _rank(rank, "%s.missing_ranks[%d]" % (where, position))
             state = rank.get("status") or {}
-            missing.append({"rank": _number(rank.get("rank"), at + ".rank"),
-                            "host": safe_text.one_line(rank.get("host", "unknown")),
-                            "pid": _number(rank.get("pid", -1), at + ".pid"),
-                            "dead": _flag(state.get("considered_dead")),
-                            "unresponsive": _flag(state.get("unresponsive"))})
+            missing.append(dict(entry, dead=_flag(state.get("considered_dead")),
+                                unresponsive=_flag(state.get("unresponsive"))))
         out.append({"hash": safe_text.one_line(comm["hash"]),
                     "size": _number(comm.get("size", len(ranks) + len(missing)), where + ".size"),
                     "ranks": sorted(ranks, key=lambda r: r["rank"]),
