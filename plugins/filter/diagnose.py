@@ -30,6 +30,7 @@ diagnose = _Lazy("diagnose")
 diagnose_evidence = _Lazy("diagnose_evidence")
 diagnose_busy_utils = _Lazy("diagnose_busy")
 findings = _Lazy("findings")
+job_evidence = _Lazy("job_evidence")
 qualification = _Lazy("qualification", "plays")
 
 
@@ -109,6 +110,23 @@ def diagnose_summary(items, hosts):
     return out
 
 
+def diagnose_job_summary(results, hosts, names=None, standins=False):
+    if not isinstance(results, dict):
+        raise AnsibleFilterError("_diagnose_job_summary: expects {host: nccl_job_evidence result}, got %s"
+                                 % type(results).__name__)
+    if names is not None and not isinstance(names, dict):
+        raise AnsibleFilterError("_diagnose_job_summary: names must be a mapping of address to node, got %r" % (names,))
+    summary = job_evidence.summarize(results, _hosts(hosts, "_diagnose_job_summary"), names)
+    summary["standins"] = bool(standins)
+    return make_unsafe(summary)
+
+
+def diagnose_job_text(summary):
+    if not isinstance(summary, dict) or "headline" not in summary:
+        raise AnsibleFilterError("_diagnose_job_text: expects what _diagnose_job_summary returns")
+    return make_unsafe(job_evidence.text(summary))
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -119,4 +137,6 @@ class FilterModule(object):
             "_diagnose_summary": diagnose_summary,
             "_diagnose_line": diagnose_line,
             "_diagnose_faulty_hosts": diagnose_faulty_hosts,
+            "_diagnose_job_summary": diagnose_job_summary,
+            "_diagnose_job_text": diagnose_job_text,
         }

@@ -273,7 +273,7 @@ def odd_ranks(ranks):
     return [rank for key, rank in keyed if key != common]
 
 
-def _behind(rank, others):
+def behind(rank, others):
     """How the rank's counts differ from the others', as 'AllReduce 1041 where the others reached 1042'."""
     parts = []
     for name in sorted(set(rank["counts"]) | set().union(*[set(o["counts"]) for o in others])):
@@ -311,15 +311,15 @@ class HangWatch(object):
             past["disagree"] = bool(odd)
             if odd and stalled >= self.threshold_s:
                 others = [rank for rank in comm["ranks"] if rank not in odd]
-                behind = "; ".join("rank %d on %s issued %s"
-                                   % (rank["rank"], _name(rank, self.names), _behind(rank, others))
-                                   for rank in odd[:4])
+                lagging = "; ".join("rank %d on %s issued %s"
+                                    % (rank["rank"], _name(rank, self.names), behind(rank, others))
+                                    for rank in odd[:4])
                 if len(odd) > 4:
-                    behind += " (and %d more ranks)" % (len(odd) - 4)
+                    lagging += " (and %d more ranks)" % (len(odd) - 4)
                 verdicts.append(self._verdict(
                     "hang", comm, job, odd, stalled,
                     "communicator %s (%d ranks)%s hangs: no rank issued a collective for %d s, and %s"
-                    % (comm["hash"], comm["size"], " of job %s" % job if job else "", stalled, behind)))
+                    % (comm["hash"], comm["size"], " of job %s" % job if job else "", stalled, lagging)))
             for rank in comm["missing"]:
                 kind = "dead_rank" if rank["dead"] else "unresponsive_rank"
                 verdicts.append(self._verdict(

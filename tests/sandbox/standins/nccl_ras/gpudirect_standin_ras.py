@@ -13,7 +13,8 @@ A status in the text format is one line saying it is a stand-in (the product rea
 The script (JSON) is the job: {"comm": "0x7f3a", "hosts": ["10.0.0.2", ...], "ranks_per_host": 8,
 "rate": collectives a second, "hang_at": s, "odd_rank": n, "dead_at": s, "dead_rank": n}. Counts grow
 with the time since the stand-in started; from hang_at none grows, and odd_rank stays one
-collective behind the others (the rank the job waits for); from dead_at dead_rank is missing and
+collective behind the others (the rank the job waits for); "pids": {"rank": pid} gives ranks
+their real processes (the job stand-in's workers), the others get 4000 + rank; from dead_at dead_rank is missing and
 considered dead, and every monitoring client gets a PEER_DEAD event. nccl_version says STAND-IN.
 """
 
@@ -46,11 +47,12 @@ class Job(object):
         frozen = hang_at is not None and now >= hang_at
         issued = int(self.script.get("rate", 2.0) * (hang_at if frozen else now)) + 1
         dead = self._dead(now)
+        pids = self.script.get("pids") or {}
         ranks, missing = [], []
         for rank in range(len(self.hosts) * self.per_host):
             host = self.hosts[rank // self.per_host]
             count = issued - 1 if frozen and rank == self.script.get("odd_rank") else issued
-            entry = {"rank": rank, "host": host, "pid": 4000 + rank, "cuda_dev": rank % self.per_host,
+            entry = {"rank": rank, "host": host, "pid": int(pids.get(str(rank), 4000 + rank)), "cuda_dev": rank % self.per_host,
                      "nvml_dev": rank % self.per_host}
             if rank == dead:
                 entry["status"] = {"unresponsive": True, "considered_dead": True}

@@ -1,0 +1,292 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nccl_job_evidence
+short_description: Gather what one node holds of a hung or slow NCCL job into one archive
+version_added: 1.1.0
+author:
+  - gpudirect.gcp contributors (@gpudirect)
+description:
+  - For the engineer paged for a job that hangs or crawls, in one pass on a node of the job, into one
+    C(.tar.gz) on the node - NCCL RAS's status (read over O(watch_s), so a hang and the ranks it waits for
+    are judged), the job's processes, a Python stack dump of every rank (C(py-spy dump)) and its kernel
+    stack, PyTorch's flight-recorder files the ranks wrote, C(nvidia-smi -q), the kernel's GPU, NVLink and
+    NIC lines since the job started, every rank's NCCL environment, the journals of O(units) (RxDM, the
+    plugin installer) and the job's output files (those O(output_files) name and those C(scontrol) gives).
+  - The ranks are the processes of the Slurm job O(job) (its id in their environment) and those NCCL RAS
+    places on this node. Only the variables that shape NCCL are kept of an environment; values of
+    secret-looking variables, arguments and credentials are masked in everything written.
+  - C(NCCL DIAG) lines (NCCL 2.31 and later, printed whatever C(NCCL_DEBUG) says) in the job's output or the
+    journals become findings where they report a failure or a degraded result.
+  - A part that cannot be had (no C(py-spy), no RAS, a file unreadable) is named in RV(parts) with its reason;
+    it never fails the node.
+  - Writes only the archive (under O(dest)); the job is not touched (C(py-spy dump) pauses each rank for
+    a moment to read its stack).
+options:
+  job:
+    description: The Slurm job id; empty takes the job of the ranks NCCL RAS lists on this node.
+    type: str
+    default: ""
+  node:
+    description: This node's name in the evidence (the inventory name); RAS's ranks whose address O(names)
+      maps to it, or that give it as their host, are this node's.
+    type: str
+    required: true
+  names:
+    description: Node names by the address RAS reports for them.
+    type: dict
+    default: {}
+  dest:
+    description: Directory on the node the archive is written in (made if missing, mode 0700).
+    type: path
+    default: /var/tmp/gpudirect-job-evidence
+  host:
+    description: Where RAS answers.
+    type: str
+    default: 127.0.0.1
+  port:
+    description: RAS's client port.
+    type: int
+    default: 28028
+  timeout_s:
+    description: Seconds to wait for RAS to answer each status.
+    type: float
+    default: 10
+  watch_s:
+    description: Seconds to read RAS's status over; ranks that disagree on their counts with none moving for
+      that long are judged hung. 0 reads it once.
+    type: float
+    default: 10
+  interval_s:
+    description: Seconds between two reads of RAS's status.
+    type: float
+    default: 5
+  py_spy:
+    description: The C(py-spy) executable (a name looked up on PATH, or a path); missing keeps only kernel stacks.
+    type: str
+    default: py-spy
+  py_spy_timeout_s:
+    description: Seconds one stack dump may take.
+    type: int
+    default: 20
+  units:
+    description: systemd units whose journal since the job started is kept (RxDM, the NCCL plugin installer).
+    type: list
+    elements: str
+    default: []
+  output_files:
+    description: The job's output files on this node to keep (their last O(max_file_mb) MiB) and scan for
+      C(NCCL DIAG) lines; C(scontrol)'s StdOut and StdErr of the job are added where they are on this node.
+    type: list
+    elements: path
+    default: []
+  inspector_dir:
+    description: Where the job's NCCL Inspector writes its metrics files; their bandwidth per job,
+      communicator, collective and size bucket is kept and returned for comparing the job's nodes.
+    type: path
+    default: ""
+  inspector_stale_s:
+    description: An Inspector file not rewritten for this many seconds is left out.
+    type: float
+    default: 120
+  since:
+    description: Epoch seconds the kernel lines and journals are kept from; 0 takes a minute before the
+      job's first process started on this node (an hour back where none is found).
+    type: int
+    default: 0
+  max_file_mb:
+    description: The most MiB kept of any one file or output.
+    type: int
+    default: 64
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reads the job and says what it found; writes no archive.
+  diff_mode:
+    support: none
+notes:
+  - Run it with become; reading another user's processes, their environments and stacks takes root.
+  - The playbook gpudirect.gcp.diagnose_job runs it on every node of a job at once and joins the archives
+    into one with a summary that names the odd rank and its node.
+"""
+
+EXAMPLES = r"""
+- name: Gather the evidence of job 4242 on this node
+  gpudirect.gcp.nccl_job_evidence:
+    job: "4242"
+    node: "{{ inventory_hostname }}"
+    units: [gpudirect-rxdm.service]
+  become: true
+  register: evidence
+
+- name: Bring the archive back
+  ansible.builtin.fetch:
+    src: "{{ evidence.archive }}"
+    dest: "evidence/{{ inventory_hostname }}.tar.gz"
+    flat: true
+  when: evidence.archive
+"""
+
+RETURN = r"""
+archive:
+  description: The archive on the node; null in check mode and where the node runs nothing of the job.
+  returned: always
+  type: str
+  sample: /var/tmp/gpudirect-job-evidence/job-4242-node3-20261129T221502.tar.gz
+job:
+  description: The Slurm job id (given, or found from RAS's ranks); null where none is known.
+  returned: always
+  type: str
+ras:
+  description: RAS's view - C(state) (C(none) without RAS, C(ok), C(hang), C(faulty)), C(reads), C(nccl_version),
+    C(communicators), C(odd_ranks) (ranks whose counts differ from most ranks', with their host and node) and
+    C(watched_s).
+  returned: always
+  type: dict
+verdicts:
+  description: What RAS's statuses were judged to show (C(kind), C(comm), C(ranks), C(hosts)).
+  returned: always
+  type: list
+  elements: dict
+ranks:
+  description: The job's ranks on this node - C(rank), C(local_rank), C(pid), C(frame) (the innermost function of
+    its main thread, from py-spy) and C(flight_recorder) (files kept).
+  returned: always
+  type: list
+  elements: dict
+processes:
+  description: How many processes of the job run on this node.
+  returned: always
+  type: int
+xids:
+  description: The Xid events in the kernel lines kept.
+  returned: always
+  type: list
+  elements: dict
+diag:
+  description: The C(NCCL DIAG) lines found, each with its C(source).
+  returned: always
+  type: list
+  elements: dict
+findings:
+  description: RAS's verdicts (component C(job)) and the C(NCCL DIAG) lines reporting a fault (component C(fabric)).
+  returned: always
+  type: list
+  elements: dict
+inspector:
+  description: The node's Inspector bandwidth (with O(inspector_dir)), as gpudirect.gcp.nccl_job_status returns it.
+  returned: always
+  type: list
+  elements: dict
+parts:
+  description: Per part (C(ras), C(processes), C(nccl_env), C(stacks), C(flight_recorder), C(gpus), C(kernel),
+    C(logs), C(job_output), C(slurm), C(inspector)) whether it was had whole, its files, and the reasons it was not.
+  returned: always
+  type: dict
+masked:
+  description: How many environment values were masked as secrets.
+  returned: always
+  type: int
+msg:
+  description: One line with what was gathered.
+  returned: always
+  type: str
+"""
+
+import os
+import shutil
+import tarfile
+import time
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_job_evidence as evidence
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ras
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+
+
+def message(result):
+    lacking = sorted(part for part, entry in result["parts"].items() if not entry["ok"])
+    return "job %s on %s: %d rank(s), RAS %s%s%s" % (
+        result["job"] or "?", result["node"], len(result["ranks"]), result["ras"]["state"],
+        "; %d finding(s)" % len(result["findings"]) if result["findings"] else "",
+        "; lacking: %s" % ", ".join(lacking) if lacking else "")
+
+
+def archive(directory):
+    """directory as <directory>.tar.gz (readable by root only), the directory removed."""
+    path = directory + ".tar.gz"
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "wb") as handle:
+        with tarfile.open(fileobj=handle, mode="w:gz") as tar:
+            tar.add(directory, arcname=os.path.basename(directory))
+    shutil.rmtree(directory)
+    return path
+
+
+def main():
+    gm = GpuModule(dict(
+        job=dict(type="str", default=""),
+        node=dict(type="str", required=True),
+        names=dict(type="dict", default={}),
+        dest=dict(type="path", default="/var/tmp/gpudirect-job-evidence"),
+        host=dict(type="str", default="127.0.0.1"),
+        port=dict(type="int", default=nccl_ras.PORT),
+        timeout_s=dict(type="float", default=10),
+        watch_s=dict(type="float", default=10),
+        interval_s=dict(type="float", default=5),
+        py_spy=dict(type="str", default="py-spy"),
+        py_spy_timeout_s=dict(type="int", default=20),
+        units=dict(type="list", elements="str", default=[]),
+        output_files=dict(type="list", elements="path", default=[]),
+        inspector_dir=dict(type="path", default=""),
+        inspector_stale_s=dict(type="float", default=120),
+        since=dict(type="int", default=0),
+        max_file_mb=dict(type="int", default=64),
+    ))
+    params = dict(gm.params)
+    job = params["job"].strip()
+    if job and not job.replace("_", "").isdigit():
+        gm.fail("nccl_job_evidence: job %r is not a Slurm job id" % job)
+    for option in ("timeout_s", "interval_s", "py_spy_timeout_s", "max_file_mb"):
+        if params[option] <= 0:
+            gm.fail("nccl_job_evidence: %s must be above 0, not %s" % (option, params[option]))
+    if params["watch_s"] < 0:
+        gm.fail("nccl_job_evidence: watch_s must be 0 or more, not %s" % params["watch_s"])
+    if params["inspector_dir"] and not os.path.isdir(params["inspector_dir"]):
+        gm.fail("nccl_job_evidence: inspector_dir %s is not a directory" % params["inspector_dir"])
+    params["job"] = job
+    spy = params["py_spy"]
+    params["py_spy"] = (spy if os.path.isabs(spy) and os.access(spy, os.X_OK) else
+                        None if os.path.isabs(spy) else gm.which(spy))
+    for tool in ("scontrol", "nvidia-smi", "journalctl", "timeout"):
+        params[tool.replace("-", "_") + ("_cmd" if tool == "timeout" else "")] = gm.which(tool)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    directory = os.path.join(params["dest"], "job-%s-%s-%s" % (job or "unknown", params["node"], stamp))
+    write = not gm.check_mode
+    if write:
+        try:
+            if not os.path.isdir(params["dest"]):
+                os.makedirs(params["dest"], 0o700)
+            os.mkdir(directory, 0o700)
+        except OSError as exc:
+            gm.fail("nccl_job_evidence: dest %s: cannot make %s: %s" % (params["dest"], directory, exc.strerror))
+    bundle = evidence.Bundle(directory, params["max_file_mb"] * 1024 * 1024, write=write)
+    result = evidence.collect(params, gm.run, bundle, nccl_ras.status, time.monotonic, time.sleep)
+    result["archive"] = None
+    if write and (result["processes"] or result["ras"]["state"] != "none"):
+        result["archive"] = archive(directory)
+    elif write:
+        shutil.rmtree(directory)
+    gm.exit(changed=result["archive"] is not None, msg=message(result), **result)
+
+
+if __name__ == "__main__":
+    main()
