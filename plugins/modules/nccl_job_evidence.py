@@ -17,7 +17,7 @@ description:
   - For the engineer paged for a job that hangs or crawls, in one pass on a node of the job, into one
     C(.tar.gz) on the node - NCCL RAS's status (read over O(watch_s), so a hang and the ranks it waits for
     are judged), the job's processes, a Python stack dump of every rank (C(py-spy dump)) and its kernel
-    stack, PyTorch's flight-recorder files the ranks wrote, C(nvidia-smi -q), the kernel's GPU, NVLink and
+    stack, PyTorch's flight-recorder files the ranks wrote, C(nvidia-smi -q -x), the kernel's GPU, NVLink and
     NIC lines since the job started, every rank's NCCL environment, the journals of O(units) (RxDM, the
     plugin installer) and the job's output files (those O(output_files) name and those C(scontrol) gives).
   - The ranks are the processes of the Slurm job O(job) (its id in their environment) and those NCCL RAS

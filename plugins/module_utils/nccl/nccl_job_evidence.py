@@ -35,7 +35,8 @@ FLIGHT_RECORDER_PREFIX = "/tmp/nccl_trace_rank_"
 KERNEL_PATTERN = re.compile(r"NVRM|Xid|SXid|NVLink|nvlink|nvidia|nvswitch|mlx5|gve|ib_core|PCIe Bus Error|AER",
                             re.IGNORECASE)
 # NCCL 2.31+ prints its init-time diagnostics with this prefix, whatever NCCL_DEBUG says
-DIAG_PATTERN = re.compile(r"NCCL DIAG\b[:\s]*(?P<text>.*)")
+# (NCCL's own prefix before it, host:pid:tid, names where the line came from)
+DIAG_PATTERN = re.compile(r"(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+\s+)?NCCL DIAG\b[:\s]*(?P<text>.*)")
 DIAG_FAIL = re.compile(r"\b(FAIL(ED|URE)?|ERROR|UNREACHABLE|TIMEOUT)\b", re.IGNORECASE)
 DIAG_WARN = re.compile(r"\b(WARN(ING)?|SLOW|LOW|BELOW|DEGRADED)\b", re.IGNORECASE)
 MAX_ENVIRON = 1024 * 1024
@@ -176,25 +177,31 @@ def kernel_lines(text):
 
 
 def diag_lines(text):
-    """The NCCL DIAG lines of some output, each as NCCL printed it after its prefix, one line each."""
+    """The NCCL DIAG lines of some output: {line (after the prefix), host, pid} (host and pid from NCCL's
+    own prefix, None without one)."""
     out = []
     for line in safe_text.to_text(text).splitlines():
         match = DIAG_PATTERN.search(line)
         if match:
-            out.append(safe_text.one_line(match.group("text").strip(), 400))
+            out.append({"line": safe_text.one_line(match.group("text").strip(), 400),
+                        "host": match.group("host"), "pid": int(match.group("pid")) if match.group("pid") else None})
     return out
 
 
 def diag_findings(lines, source):
-    """A finding per NCCL DIAG line that reports a failure (fail) or a degraded result (warn).
+    """A finding per NCCL DIAG line that reports a failure (fail) or a degraded result (warn), about the
+    process that printed it where NCCL's prefix says which.
 
     NCCL's diagnostics test GPU pairs and the network at communicator init; a line that says neither
     is kept in the bundle but judged nothing."""
     out = []
-    for line in lines:
+    for item in lines:
+        line = item["line"]
         severity = "fail" if DIAG_FAIL.search(line) else ("warn" if DIAG_WARN.search(line) else None)
         if severity:
-            out.append(fd.make("fabric", source, severity, "NCCL DIAG in %s: %s" % (source, line)))
+            subject = "%s (pid %d)" % (item["host"], item["pid"]) if item["host"] else source
+            out.append(fd.make("fabric", subject, severity, "NCCL DIAG%s: %s (in %s)" % (
+                " on " + subject if item["host"] else "", line, source)))
     return out
 
 
@@ -426,7 +433,7 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
     if rank_procs and not any(r["flight_recorder"] for r in out_ranks):
         bundle.lack("flight_recorder", "no rank wrote a flight-recorder file (PyTorch writes one on a collective "
                                        "timeout with TORCH_NCCL_DUMP_ON_TIMEOUT=1)")
-    _command_part(bundle, run, "gpus", "nvidia-smi-q.txt", params["nvidia_smi"] and [params["nvidia_smi"], "-q"],
+    _command_part(bundle, run, "gpus", "nvidia-smi-q.xml", params["nvidia_smi"] and [params["nvidia_smi"], "-q", "-x"],
                   "nvidia-smi not found on the node")
     xids, diag = [], []
     if params["journalctl"]:
@@ -443,7 +450,7 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
             if rc == 0:
                 bundle.put("logs", "logs/%s.log" % unit, safe_text.mask_text(out))
                 lines = diag_lines(out)
-                diag.extend({"source": unit, "line": line} for line in lines)
+                diag.extend(dict(item, source=unit) for item in lines)
                 findings.extend(diag_findings(lines, unit))
             else:
                 bundle.lack("logs", "journalctl -u %s: %s" % (unit, safe_text.one_line(err or out, 200)))
@@ -452,14 +459,15 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
     outputs = list(params["output_files"]) + [slurm[key] for key in ("StdOut", "StdErr")
                                               if slurm.get(key) and slurm.get(key) not in params["output_files"]]
     for path in outputs:
+        if not os.path.exists(path):
+            continue  # a job's output is on the node that wrote it, not on every node
         text = _tail(path, bundle.max_bytes)
         if text is None:
-            if path in params["output_files"]:
-                bundle.lack("job_output", "cannot read %s" % path)
+            bundle.lack("job_output", "cannot read %s" % path)
             continue
         bundle.put("job_output", "job_output/%s" % os.path.basename(path), safe_text.mask_text(text))
         lines = diag_lines(text)
-        diag.extend({"source": path, "line": line} for line in lines)
+        diag.extend(dict(item, source=path) for item in lines)
         findings.extend(diag_findings(lines, path))
     bandwidth = None
     if params["inspector_dir"]:

@@ -72,7 +72,7 @@ def test_info_modules_set_no_facts():
 
 
 # the playbooks users run as gpudirect.gcp.<name>; semver-bound as the filters are
-PUBLIC_PLAYBOOKS = {"site", "configure", "fabric", "diagnose", "validate", "node_health", "slurm_hooks",
+PUBLIC_PLAYBOOKS = {"site", "configure", "fabric", "diagnose", "diagnose_job", "validate", "node_health", "slurm_hooks",
                     "slurm_topology", "upgrade_plugin", "teardown", "add_nodes"}
 
 

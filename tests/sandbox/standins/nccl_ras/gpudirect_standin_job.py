@@ -2,7 +2,7 @@
 GPU, no PyTorch and no NCCL), for the job evidence to find, dump and judge.
 
   srun --nodes=4 --ntasks-per-node=1 python3 gpudirect_standin_job.py [--ranks-per-node 2]
-       [--odd-rank 5] [--diag-fail-rank 5] [--ras-port 28028]
+       [--odd-rank 5] [--diag-fail-rank 5] [--ras-port 28028 (0: any free port)]
 
 Started once per node by srun, it starts --ranks-per-node workers with RANK, LOCAL_RANK and WORLD_SIZE
 as torchrun gives them. Each worker prints an "NCCL DIAG" line as NCCL 2.31+ does at communicator init
@@ -17,6 +17,7 @@ real pids of its own workers. The job's hosts are the Slurm node names (scontrol
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -68,6 +69,8 @@ def main(argv=None):
     if args.worker is not None:
         worker(args.worker, args.odd_rank, args.diag_fail_rank)
         return
+    # scancel and a test's end send SIGTERM: the workers go with the launcher
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(0))
     hosts = hosts_of_job()
     node_index = int(os.environ.get("SLURM_NODEID", "0"))
     per_node = args.ranks_per_node
@@ -85,8 +88,8 @@ def main(argv=None):
                    "odd_rank": args.odd_rank, "pids": dict((str(r), p.pid) for r, p in workers.items())})
     server = ras.Server(("127.0.0.1", args.ras_port), job)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    print(json.dumps({"node": hosts[node_index] if node_index < len(hosts) else "?", "ranks": sorted(workers)}),
-          flush=True)
+    print(json.dumps({"node": hosts[node_index] if node_index < len(hosts) else "?", "ranks": sorted(workers),
+                      "ras_port": server.server_address[1]}), flush=True)
     try:
         for proc in workers.values():
             proc.wait()

@@ -77,19 +77,20 @@ def test_the_flight_recorder_files_of_rank_1_are_not_those_of_rank_10(tmp_path):
     assert ev.flight_recorder_files(env, None) == [] and ev.flight_recorder_files({}, 123456) == []
 
 
-@pytest.mark.parametrize("line,severity", [
-    ("node3:1234:1250 NCCL DIAG Network bandwidth test FAILED between rank 5 and rank 12", "fail"),
-    ("NCCL DIAG: GPU pair 0<->3 bandwidth 12.1 GB/s below the expected 150", "warn"),
-    ("NCCL DIAG NVLink check passed for 8 GPUs", None),
+@pytest.mark.parametrize("line,severity,subject", [
+    ("node3:1234:1250 NCCL DIAG Network bandwidth test FAILED between rank 5 and rank 12", "fail", "node3 (pid 1234)"),
+    ("NCCL DIAG: GPU pair 0<->3 bandwidth 12.1 GB/s below the expected 150", "warn", "/home/u/job-4242.out"),
+    ("[rank3]: a3m-1:77:80 NCCL DIAG NVLink check passed for 8 GPUs", None, None),
 ])
-def test_nccl_diag_lines_become_findings_by_what_they_report(line, severity):
+def test_nccl_diag_lines_become_findings_by_what_they_report(line, severity, subject):
     text = "NCCL INFO Bootstrap\n%s\nplain output\n" % line
     lines = ev.diag_lines(text)
-    assert len(lines) == 1 and not lines[0].startswith(("NCCL DIAG", ":"))
+    assert len(lines) == 1 and not lines[0]["line"].startswith(("NCCL DIAG", ":"))
     found = ev.diag_findings(lines, "/home/u/job-4242.out")
-    assert [f["severity"] for f in found] == ([severity] if severity else [])
+    assert [(f["severity"], f["subject"]) for f in found] == ([(severity, subject)] if severity else [])
     if found:
-        assert found[0]["component"] == "fabric" and lines[0] in found[0]["cause"]
+        assert found[0]["component"] == "fabric" and lines[0]["line"] in found[0]["cause"]
+    assert ev.diag_lines("[rank3]: a3m-1:77:80 NCCL DIAG x")[0]["host"] == "a3m-1"
 
 
 def test_stacks_name_the_rank_in_a_function_most_ranks_are_not_in():
