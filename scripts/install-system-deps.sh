@@ -22,8 +22,11 @@ declare -A want=(
   [git]=git
   [openssl]=openssl
   [shellcheck]=shellcheck
-  # promtool validates the node health metrics and alert rules
+  # promtool validates the node health metrics and alert rules; Prometheus, Alertmanager and
+  # ansible-rulebook's Java carry the alert-to-remediation chain in the sandbox
   [promtool]=prometheus
+  [prometheus-alertmanager]=prometheus-alertmanager
+  [java]=default-jre-headless
 )
 [ "${1:-}" = --venv ] && want=()
 for cmd in "${!want[@]}"; do

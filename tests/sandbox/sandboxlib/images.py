@@ -28,9 +28,11 @@ NODE_PACKAGES = [
     "ca-certificates", "procps",
     # Debian's Slurm (22.05) and MUNGE, for the Slurm hooks; off at boot (SLURM_UNITS)
     "slurmd", "slurmctld", "slurm-client", "munge",
+    # node_exporter, whose textfile collector serves the node agent's metrics; off at boot (SLURM_UNITS)
+    "prometheus-node-exporter",
 ]
-# Started only where a scenario configures Slurm: a node boots without a cluster
-SLURM_UNITS = ["munge.service", "slurmd.service", "slurmctld.service"]
+# Started only where a scenario configures Slurm (or scrapes the nodes): a node boots without a cluster
+SLURM_UNITS = ["munge.service", "slurmd.service", "slurmctld.service", "prometheus-node-exporter.service"]
 # the key munge's package may create at install; a sandbox makes its own per cluster
 MUNGE_KEY = "etc/munge/munge.key"
 NODE_SERVICES = ["gpudirect-sandbox-sysfs-ro.service", "gpudirect-sandbox-guest-mtu.service",

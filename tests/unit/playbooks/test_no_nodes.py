@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-PLAYBOOKS = ["site.yml", "configure.yml", "fabric.yml", "diagnose.yml", "validate.yml", "upgrade_plugin.yml",
+PLAYBOOKS = ["site.yml", "configure.yml", "fabric.yml", "diagnose.yml", "diagnose_job.yml", "validate.yml", "upgrade_plugin.yml",
              "add_nodes.yml", "teardown.yml", "node_health.yml", "slurm_hooks.yml", "slurm_topology.yml"]
 
 

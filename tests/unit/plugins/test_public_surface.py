@@ -15,8 +15,8 @@ import re
 import yaml
 
 from ansible_collections.gpudirect.gcp.plugins.filter import (
-    diagnose, family, gpu, gpu_host_report, nccl_build, nccl_tests_parse, node_check, preflight, rxdm, slurm_topology,
-    topology, zip_records)
+    diagnose, family, gpu, gpu_host_report, nccl_build, nccl_tests_parse, node_check, preflight, remediate, rxdm,
+    slurm_topology, topology, zip_records)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 # semver-bound from 1.0.0: changing one of these is a breaking change
@@ -26,8 +26,8 @@ PUBLIC_FILTERS = {"family_profile", "family_for_machine_type", "nccl_env", "nccl
 
 def _filters():
     names = set()
-    for mod in (diagnose, family, gpu, gpu_host_report, nccl_build, nccl_tests_parse, node_check, preflight, rxdm,
-                slurm_topology, topology, zip_records):
+    for mod in (diagnose, family, gpu, gpu_host_report, nccl_build, nccl_tests_parse, node_check, preflight, remediate,
+                rxdm, slurm_topology, topology, zip_records):
         names |= set(mod.FilterModule().filters())
     return names
 
@@ -35,7 +35,8 @@ def _filters():
 def test_every_filter_file_is_counted():
     files = set(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "plugins", "filter", "*.py")))
     assert files - {"__init__"} == {"diagnose", "family", "gpu", "gpu_host_report", "nccl_build", "nccl_tests_parse",
-                                    "node_check", "preflight", "rxdm", "slurm_topology", "topology", "zip_records"}
+                                    "node_check", "preflight", "remediate", "rxdm", "slurm_topology", "topology",
+                                    "zip_records"}
 
 
 def test_public_filters_are_the_listed_ones_and_the_rest_are_internal():
@@ -72,7 +73,7 @@ def test_info_modules_set_no_facts():
 
 
 # the playbooks users run as gpudirect.gcp.<name>; semver-bound as the filters are
-PUBLIC_PLAYBOOKS = {"site", "configure", "fabric", "diagnose", "diagnose_job", "validate", "node_health", "slurm_hooks",
+PUBLIC_PLAYBOOKS = {"site", "configure", "fabric", "diagnose", "diagnose_job", "remediate", "validate", "node_health", "slurm_hooks",
                     "slurm_topology", "upgrade_plugin", "teardown", "add_nodes"}
 
 

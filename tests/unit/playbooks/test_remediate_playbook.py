@@ -1,0 +1,65 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""remediate.yml run by ansible-playbook: the guard's decisions and the audit, dry run, a failing step."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+NODES = ["a3m-%d" % n for n in range(4)]
+
+
+def alert(node, status="firing"):
+    return {"status": status, "labels": {"alertname": "GPUDirectNodeRemediable", "instance": node + ":9100",
+                                         "remediate": "true", "component": "gpu", "subject": "GPU 1"}}
+
+
+def play(tmp_path, alerts, *extra):
+    inv = {"gpu_nodes": {"hosts": dict((h, {"ansible_connection": "local", "ansible_python_interpreter": sys.executable})
+                                       for h in NODES)}}
+    path = tmp_path / "cluster.yml"
+    path.write_text(yaml.safe_dump(inv))
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(path),
+            os.path.join(ROOT, "playbooks", "remediate.yml"), "-e", json.dumps({"remediate_alerts": alerts}),
+            "-e", "remediate_state_dir=%s" % (tmp_path / "state"),
+            # a node's check reads a configuration this machine does not have: that step fails
+            "-e", "remediate_check_config=%s" % (tmp_path / "no-health.json")] + list(extra)
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml")
+    proc = subprocess.run(argv, cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False)
+    audit = tmp_path / "state" / "audit.jsonl"
+    lines = [json.loads(line) for line in audit.read_text().splitlines()] if audit.exists() else []
+    return proc, lines
+
+
+def test_dry_run_decides_logs_and_touches_no_node(tmp_path):
+    proc, lines = play(tmp_path, [alert("a3m-1"), alert("a3m-2", "resolved"), alert("elsewhere")])
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert [(l["node"], l["decision"]) for l in lines] == [("a3m-1", "dry_run"), ("a3m-2", "ignored"),
+                                                           ("elsewhere", "ignored")]
+    assert "Drain, repair, check" not in proc.stdout and not (tmp_path / "state" / "state.json").read_text().strip()
+
+
+def test_a_live_run_acts_within_the_cap_and_logs_a_failed_step_with_the_node_left_out_of_service(tmp_path):
+    proc, lines = play(tmp_path, [alert(n) for n in NODES[:3]], "-e", "remediate_dry_run=false",
+                       "-e", "remediate_max_per_hour=1")
+    # the run fails, naming the node that needs a person
+    assert proc.returncode == 2 and "remediate: a3m-0 stays drained for a person: failed" in proc.stdout, proc.stdout[-3000:]
+    assert [(l["node"], l["decision"]) for l in lines] == [("a3m-0", "act"), ("a3m-1", "held"), ("a3m-2", "held"),
+                                                           ("a3m-0", "outcome")]
+    assert lines[3]["outcome"] == "failed" and "Read the node check's configuration" in lines[3]["detail"]
+    assert lines[3]["returned"] is False and lines[3]["run"] == lines[0]["run"]
+    # the failed run keeps its node out: the next alert about it starts nothing
+    proc, lines = play(tmp_path, [alert("a3m-0")], "-e", "remediate_dry_run=false")
+    assert lines[-1]["decision"] == "ignored" and "already under a remediation" in lines[-1]["reason"]
+    proc, lines = play(tmp_path, [], "-e", "remediate_release=a3m-0")
+    assert lines[-1]["decision"] == "release" and lines[-1]["runs"] == [lines[0]["run"]]
