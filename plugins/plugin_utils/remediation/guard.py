@@ -114,12 +114,13 @@ class Guard(object):
         if rung is None:
             return out("held", reason)
         if self.settings["dry_run"]:
-            return out("dry_run", "dry run: would drain %s and start at rung %s (%s)" % (node, rung, reason),
-                       rung=rung)
+            return out("dry_run", "dry run: would drain %s and repair it from the least rung its findings name, "
+                                  "%s at the lowest (%s)" % (node, rung, reason), rung=rung)
         run = {"id": uuid.uuid4().hex[:12], "node": node, "started": self.now, "rung": rung, "outcome": None,
                "alert": name}
         self.runs.append(run)
-        return out("act", "drain %s and start at rung %s (%s)" % (node, rung, reason), rung=rung, run=run["id"])
+        return out("act", "drain %s and repair it from the least rung its findings name, %s at the lowest (%s)"
+                   % (node, rung, reason), rung=rung, run=run["id"])
 
     def _start_rung(self, node, asked):
         """The rung to start at: the alert's (else the first), one above the last one run on this node
