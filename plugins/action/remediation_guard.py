@@ -73,8 +73,8 @@ class ActionModule(ActionBase):
         if args.get("outcome"):
             item = args["outcome"]
             if item.get("outcome") not in guard.OUTCOMES:
-                raise guard.GuardError("outcome must be one of %s, not %r" % (", ".join(guard.OUTCOMES),
-                                                                                item.get("outcome")))
+                raise guard.GuardError("outcome must be one of %s, not %r"
+                                       % (", ".join(guard.OUTCOMES), item.get("outcome")))
             run = judge.record(item.get("run"), item["outcome"], item.get("rung"), item.get("returned", False))
             if run is None:
                 raise guard.GuardError("no remediation run %r in the state file" % (item.get("run"),))

@@ -113,6 +113,9 @@ attributes:
     details: Reads the job and says what it found; writes no archive.
   diff_mode:
     support: none
+  idempotent:
+    support: none
+    details: Each run writes a new archive (the job's state at that moment).
 notes:
   - Run it with become; reading another user's processes, their environments and stacks takes root.
   - The playbook gpudirect.gcp.diagnose_job runs it on every node of a job at once and joins the archives

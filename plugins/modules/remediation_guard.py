@@ -86,8 +86,16 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
+    details: Decides and writes nothing (no state, no audit line).
   diff_mode:
     support: none
+  idempotent:
+    support: none
+    details: Every decision is appended to the audit; an alert acted on once is ignored after (its node is under
+      remediation).
+  action:
+    support: full
+    description: Runs on the controller as an action plugin.
 """
 
 EXAMPLES = r"""

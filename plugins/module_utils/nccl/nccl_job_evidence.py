@@ -375,7 +375,7 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
     ras, comms, verdicts = read_ras(params, ask, clock, sleep, bundle)
     ras_pids = _ras_rank_pids(comms, node, params["names"])
     if job is None:
-            job = nccl_ras.slurm_job_of(sorted(ras_pids), root=root)
+        job = nccl_ras.slurm_job_of(sorted(ras_pids), root=root)
     findings = [v["finding"] for v in verdicts]
     slurm = {}
     if job and params["scontrol"]:
@@ -475,10 +475,10 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
         bandwidth = read["bandwidth"]
         bundle.put("inspector", "inspector/bandwidth.json", json.dumps(read, indent=1, sort_keys=True) + "\n")
     result = {"node": node, "job": job, "slurm": dict((k, v) for k, v in slurm.items() if k != "StdErr"),
-            "since": since, "ras": ras, "verdicts": [dict((k, v[k]) for k in ("kind", "comm", "ranks", "hosts"))
-                                                     for v in verdicts],
-            "ranks": out_ranks, "processes": len(procs), "xids": xids, "diag": diag, "findings": findings,
-            "inspector": bandwidth, "masked": bundle.masked, "parts": bundle.parts}
+              "since": since, "ras": ras,
+              "verdicts": [dict((k, v[k]) for k in ("kind", "comm", "ranks", "hosts")) for v in verdicts],
+              "ranks": out_ranks, "processes": len(procs), "xids": xids, "diag": diag, "findings": findings,
+              "inspector": bandwidth, "masked": bundle.masked, "parts": bundle.parts}
     bundle.put("manifest", "manifest.json", json.dumps(result, indent=1, sort_keys=True) + "\n")
     return result
 

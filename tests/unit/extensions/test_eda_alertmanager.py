@@ -100,6 +100,6 @@ def test_the_rulebook_acts_only_on_the_collections_remediable_alerts_through_its
     assert list(ruleset["sources"][0]) == ["name", "gpudirect.gcp.alertmanager"]
     conditions = [rule["condition"] for rule in ruleset["rules"]]
     assert all('event.alert.labels.remediate == "true"' in c for c in conditions)
-    assert sorted(c.split(" and ")[0] for c in conditions) == ['event.alert.status == "firing"',
-                                                              'event.alert.status == "resolved"']
+    assert sorted(c.split(" and ")[0] for c in conditions) == [
+        'event.alert.status == "firing"', 'event.alert.status == "resolved"']
     assert set(rule["action"]["run_playbook"]["name"] for rule in ruleset["rules"]) == {"gpudirect.gcp.remediate"}

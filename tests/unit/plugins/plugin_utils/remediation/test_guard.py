@@ -80,7 +80,7 @@ def test_a_node_failing_again_within_the_window_starts_one_rung_higher_and_stops
     assert again["rung"] == "reboot" and "escalated" in again["reason"]
     g.record(again["run"], "cleared", "reboot", returned=True)
     third = g.decide(alert("a3m-1", rung="reset_gpu"), HOSTS)
-    assert third["decision"] == "held" 
+    assert third["decision"] == "held"
     assert "Google's host repair" in third["reason"]
     assert judge(allow_report_host=True, state=g.trimmed()).decide(alert("a3m-1"), HOSTS)["rung"] == "report_host"
     # outside the window, the alert's own rung again
