@@ -49,7 +49,7 @@ class ActionModule(ActionBase):
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
         try:
             settings = guard.settings_of(args)
-            with guard.StateFile(args["state_file"]) as state_file:
+            with guard.StateFile(args["state_file"], create=not check) as state_file:
                 judge = guard.Guard(state_file.read(), settings, now)
                 lines, out = self._step(judge, args, stamp)
                 if not check:

@@ -180,13 +180,16 @@ def settings_of(args):
 
 
 class StateFile(object):
-    """The state file, locked from read to write: two remediations deciding at once see each other."""
+    """The state file, locked from read to write: two remediations deciding at once see each other.
+    With create false (check mode) a missing file reads as no runs and nothing is made."""
 
-    def __init__(self, path):
-        self.path, self.handle = path, None
+    def __init__(self, path, create=True):
+        self.path, self.handle, self.create = path, None, create
 
     def __enter__(self):
         directory = os.path.dirname(self.path) or "."
+        if not self.create and not os.path.exists(self.path):
+            return self
         try:
             if not os.path.isdir(directory):
                 os.makedirs(directory, 0o700)
@@ -197,6 +200,8 @@ class StateFile(object):
         return self
 
     def read(self):
+        if self.handle is None:
+            return {}
         self.handle.seek(0)
         text = self.handle.read()
         if not text.strip():
@@ -215,8 +220,9 @@ class StateFile(object):
         os.fsync(self.handle.fileno())
 
     def __exit__(self, *exc):
-        fcntl.flock(self.handle, fcntl.LOCK_UN)
-        self.handle.close()
+        if self.handle is not None:
+            fcntl.flock(self.handle, fcntl.LOCK_UN)
+            self.handle.close()
 
 
 def audit(path, lines):

@@ -63,3 +63,10 @@ def test_a_live_run_acts_within_the_cap_and_logs_a_failed_step_with_the_node_lef
     assert lines[-1]["decision"] == "ignored" and "already under a remediation" in lines[-1]["reason"]
     proc, lines = play(tmp_path, [], "-e", "remediate_release=a3m-0")
     assert lines[-1]["decision"] == "release" and lines[-1]["runs"] == [lines[0]["run"]]
+
+
+def test_check_mode_decides_and_writes_nothing(tmp_path):
+    proc, lines = play(tmp_path, [alert("a3m-1")], "-e", "remediate_dry_run=false", "--check")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert lines == [] and not (tmp_path / "state").exists()
+    assert "act a3m-1: drain a3m-1" in proc.stdout
