@@ -91,12 +91,14 @@ def summarize(results, hosts, names=None, min_nodes=4):
 
 def _unique(findings):
     """RAS answers for the whole job on every node, so each node returns the same verdicts: keep one of
-    each, about the job (its subject names the node of the rank), not about the node that asked."""
+    each, about the job (its subject names the node of the rank), not about the node that asked. A job
+    output on a shared file system is read on every node: its NCCL DIAG lines are kept once too."""
     seen, out = set(), []
     for item in findings:
         if item["component"] == "job":
             item = dict(item, host=None)
-        key = (item.get("host"), item["component"], item["subject"], item["cause"])
+        shared = item["component"] == "job" or item["cause"].startswith("NCCL DIAG")
+        key = (None if shared else item.get("host"), item["component"], item["subject"], item["cause"])
         if key not in seen:
             seen.add(key)
             out.append(item)

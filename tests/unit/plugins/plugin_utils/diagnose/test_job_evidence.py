@@ -29,9 +29,14 @@ def node_result(index, odd_rank=5, frame_of=None, inspector=None, diag=None):
                       "gpus": {"ok": False, "files": [], "reasons": ["nvidia-smi not found on the node"]}}}
 
 
+DIAG = {"component": "fabric", "subject": "a3m-2 (pid 4405)", "severity": "fail",
+        "cause": "NCCL DIAG on a3m-2 (pid 4405): network check FAILED (in /home/u/job.out)"}
+
+
 def test_the_odd_rank_is_named_once_with_its_node_from_ras_and_from_its_stack():
     frames = {5: "forward_step"}
-    results = dict((host, node_result(i, frame_of=frames)) for i, host in enumerate(NODES))
+    # the job's output is on a shared file system: every node read the same NCCL DIAG line
+    results = dict((host, node_result(i, frame_of=frames, diag=[DIAG])) for i, host in enumerate(NODES))
     summary = job_evidence.summarize(results, NODES)
     assert summary["job"] == "4242" and summary["hung"] is True
     assert [(o["rank"], o["node"]) for o in summary["odd_ranks"]] == [(5, "a3m-2")]
@@ -40,7 +45,7 @@ def test_the_odd_rank_is_named_once_with_its_node_from_ras_and_from_its_stack():
                                           "it issued AllReduce 41 where the others reached 42")
     assert "rank 5 on a3m-2 stands in forward_step while the others are in ncclAllReduce" in summary["headline"]
     # every node returned RAS's verdict: it is one finding, about the job
-    assert [(f["component"], f["host"]) for f in summary["findings"]] == [("job", None)]
+    assert [(f["component"], f["host"]) for f in summary["findings"]] == [("job", None), ("fabric", "a3m-0")]
     assert summary["nodes"][0]["lacking"] == {"gpus": ["nvidia-smi not found on the node"]}
 
 
