@@ -8,6 +8,7 @@ __metaclass__ = type
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -26,8 +27,10 @@ SECRET = "hf_Zq8kR2mW7xT4vN9pL3sY6bC1dF5gH0jK"
 
 @pytest.fixture
 def job(tmp_path):
-    """A job stand-in of 3 ranks on this machine as Slurm job 31337, rank 1 the odd one."""
-    env = dict(os.environ, SLURM_JOB_ID="31337", SLURMD_NODENAME="node-a", HF_TOKEN=SECRET,
+    """A job stand-in of 3 ranks on this machine, rank 1 the odd one, as a Slurm job of an id of its own
+    (tests running side by side, on this machine, must not find each other's ranks)."""
+    job_id = str(os.getpid() * 100 + random.randint(0, 99))
+    env = dict(os.environ, SLURM_JOB_ID=job_id, SLURMD_NODENAME="node-a", HF_TOKEN=SECRET,
                GPUDIRECT_REGISTRY_PASSWORD=SECRET, TORCH_NCCL_DEBUG_INFO_TEMP_FILE=str(tmp_path / "fr_"))
     env.pop("SLURM_JOB_NODELIST", None)
     out = open(str(tmp_path / "job.out"), "w")
@@ -44,7 +47,7 @@ def job(tmp_path):
             lines.append(line)
     with open(str(tmp_path / "job.out"), "a") as handle:
         handle.writelines(lines)
-    yield dict(started, out=str(tmp_path / "job.out"), dir=tmp_path)
+    yield dict(started, out=str(tmp_path / "job.out"), dir=tmp_path, id=job_id)
     os.killpg(proc.pid, signal.SIGTERM)  # the launcher and its workers
     proc.wait(timeout=10)
     out.close()
@@ -53,7 +56,7 @@ def job(tmp_path):
 @pytest.mark.skipif(not os.path.exists(PY_SPY), reason="py-spy is in requirements-dev.txt")
 def test_one_pass_names_the_odd_rank_dumps_every_rank_and_writes_no_secret(job, capsys):
     dest = job["dir"] / "ev"
-    result = run(nccl_job_evidence, {"job": "31337", "node": "node-a", "port": job["ras_port"], "watch_s": 1,
+    result = run(nccl_job_evidence, {"job": job["id"], "node": "node-a", "port": job["ras_port"], "watch_s": 1,
                                      "interval_s": 0.25, "py_spy": PY_SPY, "dest": str(dest),
                                      "output_files": [job["out"]]}, capsys)
     assert result["changed"] and result["ras"]["state"] == "hang", result["msg"]
@@ -73,7 +76,7 @@ def test_one_pass_names_the_odd_rank_dumps_every_rank_and_writes_no_secret(job, 
 
 def test_check_mode_reads_the_job_and_writes_nothing(job, capsys):
     dest = job["dir"] / "ev"
-    result = run(nccl_job_evidence, {"job": "31337", "node": "node-a", "port": job["ras_port"], "watch_s": 0,
+    result = run(nccl_job_evidence, {"job": job["id"], "node": "node-a", "port": job["ras_port"], "watch_s": 0,
                                      "py_spy": "/nonexistent/py-spy", "dest": str(dest)}, capsys, check_mode=True)
     assert not result["changed"] and result["archive"] is None and not dest.exists()
     assert [r["rank"] for r in result["ranks"]] == [0, 1, 2]
