@@ -446,3 +446,29 @@ def test_the_job_watch_unit_passes_its_options_to_the_agent_as_it_parses_them():
         args = agent_module.parse_args(exec_line.split()[1:])
         assert args.watch_jobs and args.poll == 10.0 and args.hang_after == 600.0 and args.ras_port == 28028
         assert args.inspector_dir == options.get("node_health_inspector_dir")
+
+
+def test_a_timer_run_between_jobs_does_not_fail_per_job_rxdm_that_is_down_by_design(tmp_path):
+    # RxDM per job (the Slurm prolog starts it, the epilog stops it): between jobs it is down, and only the
+    # hooks judge it; the same stopped RxDM fails a node whose RxDM runs all the time
+    FakeSys(tmp_path).nic("eth1", "42:01:0a:01:00:02", mtu=8244)
+    rc, lines, err = agent(tmp_path, config(), "--rxdm-per-job")
+    assert (rc, lines) == (0, ["gpudirect-health: pass: healthy (SANDBOX: stand-ins, not Google Cloud)"]), err
+    assert agent(tmp_path, config())[0] == 1
+
+
+def test_the_health_unit_passes_rxdm_per_job_to_the_agent_where_set():
+    with open(os.path.join(ROLE, "templates", "gpudirect-health.service.j2")) as fh:
+        env = jinja2.Environment(trim_blocks=True, undefined=jinja2.StrictUndefined)
+        env.filters["bool"] = bool  # Ansible's, for the booleans given here
+        template = env.from_string(fh.read())
+    with open(os.path.join(ROLE, "defaults", "main.yml")) as fh:
+        defaults = yaml.safe_load(fh)
+    spec = importlib.util.spec_from_file_location("gpudirect_health_agent", AGENT)
+    agent_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(agent_module)
+    for per_job in (False, True):
+        unit = template.render(dict(defaults, ansible_managed="managed", gpudirect_wait_online_unit="w.service",
+                                    node_health_rxdm_per_job=per_job))
+        exec_line = [line for line in unit.splitlines() if line.startswith("ExecStart=")][0]
+        assert agent_module.parse_args(exec_line.split()[1:]).rxdm_per_job is per_job
