@@ -47,14 +47,6 @@ options:
     description: Directory on the node the archive is written in (made if missing, mode 0700).
     type: path
     default: /var/tmp/gpudirect-job-evidence
-  host:
-    description: Where RAS answers.
-    type: str
-    default: 127.0.0.1
-  port:
-    description: RAS's client port.
-    type: int
-    default: 28028
   timeout_s:
     description: Seconds to wait for RAS to answer each status.
     type: float
@@ -106,6 +98,7 @@ options:
     type: int
     default: 64
 extends_documentation_fragment:
+  - gpudirect.gcp.nccl_ras
   - gpudirect.gcp.attributes
 attributes:
   check_mode:
@@ -236,12 +229,11 @@ def archive(directory):
 
 def main():
     gm = GpuModule(dict(
+        nccl_ras.ARGUMENT_SPEC,
         job=dict(type="str", default=""),
         node=dict(type="str", required=True),
         names=dict(type="dict", default={}),
         dest=dict(type="path", default="/var/tmp/gpudirect-job-evidence"),
-        host=dict(type="str", default="127.0.0.1"),
-        port=dict(type="int", default=nccl_ras.PORT),
         timeout_s=dict(type="float", default=10),
         watch_s=dict(type="float", default=10),
         interval_s=dict(type="float", default=5),

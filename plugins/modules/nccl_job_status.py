@@ -26,14 +26,6 @@ description:
   - The Slurm job is read from the environment of a rank process on the node (only C(SLURM_JOB_ID) is kept).
   - Changes nothing.
 options:
-  host:
-    description: Where RAS answers (C(NCCL_RAS_ADDR) of the job); only the node itself is asked by default.
-    type: str
-    default: 127.0.0.1
-  port:
-    description: RAS's client port.
-    type: int
-    default: 28028
   timeout_s:
     description: Seconds to wait for RAS to connect and answer each status.
     type: float
@@ -74,6 +66,7 @@ options:
     type: dict
     default: {}
 extends_documentation_fragment:
+  - gpudirect.gcp.nccl_ras
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 """
@@ -188,7 +181,7 @@ def watch(params, clock=time.monotonic, sleep=time.sleep, ask=nccl_ras.status):
             job = nccl_ras.slurm_job_of([rank["pid"] for comm in comms for rank in comm["ranks"]])
         now = clock()
         found = judge.observe(now, comms, job=job)
-        verdicts = _merge(verdicts, found)
+        verdicts = nccl_ras.merge(verdicts, found)
         if now - started >= params["watch_s"] or any(v["kind"] == "hang" for v in found):
             break
         sleep(max(0.0, min(params["interval_s"], params["watch_s"] - (now - started))))
@@ -196,13 +189,6 @@ def watch(params, clock=time.monotonic, sleep=time.sleep, ask=nccl_ras.status):
     state = "hang" if "hang" in kinds else ("faulty" if kinds else "ok")
     return {"state": state, "nccl_version": version, "job": job, "communicators": nccl_ras.summary(comms),
             "verdicts": verdicts, "findings": [v["finding"] for v in verdicts], "reads": reads}
-
-
-def _merge(kept, found):
-    """The verdicts of the last read, and those of earlier reads that it does not repeat (a rank that
-    was dead stays named after RAS dropped its communicator)."""
-    seen = set((v["kind"], v["comm"], tuple(v["ranks"])) for v in found)
-    return found + [v for v in kept if (v["kind"], v["comm"], tuple(v["ranks"])) not in seen]
 
 
 def message(result):
@@ -216,8 +202,7 @@ def message(result):
 
 def main():
     gm = GpuModule(dict(
-        host=dict(type="str", default="127.0.0.1"),
-        port=dict(type="int", default=nccl_ras.PORT),
+        nccl_ras.ARGUMENT_SPEC,
         timeout_s=dict(type="float", default=30),
         ras_wait_s=dict(type="int"),
         watch_s=dict(type="float", default=0),

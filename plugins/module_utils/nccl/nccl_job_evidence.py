@@ -347,8 +347,7 @@ def read_ras(params, ask, clock, sleep, bundle):
         now = clock()
         first = now if first is None else first
         found = watch.observe(now, comms)
-        seen = set((v["kind"], v["comm"], tuple(v["ranks"])) for v in found)
-        verdicts = found + [v for v in verdicts if (v["kind"], v["comm"], tuple(v["ranks"])) not in seen]
+        verdicts = nccl_ras.merge(verdicts, found)
         if now - first >= params["watch_s"] or any(v["kind"] == "hang" for v in found):
             break
         sleep(max(0.0, min(params["interval_s"], params["watch_s"] - (now - first))))

@@ -33,6 +33,11 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_t
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 
 PORT = 28028
+# the options of every module that asks RAS (doc fragment gpudirect.gcp.nccl_ras)
+ARGUMENT_SPEC = dict(
+    host=dict(type="str", default="127.0.0.1"),
+    port=dict(type="int", default=PORT),
+)
 PROTOCOL = 2
 # a status of a few thousand ranks is a few MB; more than this is not RAS
 MAX_STATUS_BYTES = 64 * 1024 * 1024
@@ -349,6 +354,13 @@ class HangWatch(object):
                 "hosts": hosts, "members": [[rank["rank"], rank["host"]] for rank in ranks], "stalled_s": stalled,
                 "finding": fd.make("job", ", ".join(_name(rank, self.names) for rank in ranks[:4]), severity,
                                    cause)}
+
+
+def merge(kept, found):
+    """The verdicts of the last read, and those of earlier reads that it does not repeat (a rank that
+    was dead stays named after RAS dropped its communicator)."""
+    seen = set((v["kind"], v["comm"], tuple(v["ranks"])) for v in found)
+    return found + [v for v in kept if (v["kind"], v["comm"], tuple(v["ranks"])) not in seen]
 
 
 def dead_peer(event, names=None, job=None):
