@@ -98,13 +98,13 @@ class Guard(object):
             return out("ignored", "%s is not a node of this inventory" % node)
         if not self.settings["enabled"]:
             return out("held", "remediation is switched off (remediate_enabled)")
-        if any(r["node"] == node for r in self._open()):
+        out_now = set(r["node"] for r in self._open())
+        if node in out_now:
             return out("ignored", "%s is already under a remediation that has not returned it" % node)
         started = self._recent(HOUR)
         if len(started) >= self.settings["max_per_hour"]:
             return out("held", "held by the guard: %d remediation(s) started in the last hour, the cap is %d"
                        % (len(started), self.settings["max_per_hour"]))
-        out_now = set(r["node"] for r in self._open())
         # rounded down, at least one: a small cluster may still repair a node
         cap = max(1, int(self.settings["max_share"] * len(hosts)))
         if len(out_now) + 1 > cap:
@@ -162,9 +162,9 @@ class Guard(object):
 
     def trimmed(self):
         """The runs the windows still need, and every open one."""
-        keep = max(HOUR, self.settings["escalate_window_s"])
+        keep, still_open = max(HOUR, self.settings["escalate_window_s"]), self._open()
         return {"runs": [r for r in self.runs if self.now - float(r.get("started", 0)) < keep
-                         or r in self._open()]}
+                         or r in still_open]}
 
 
 def settings_of(args):
