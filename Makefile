@@ -87,7 +87,7 @@ sanity: venv
 units: venv
 	@scripts/run-tests.sh units
 
-integration: deps
+integration: deps venv-newest
 	@scripts/run-tests.sh integration
 
 molecule: deps venv-newest

@@ -14,10 +14,11 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import alert_data, guard
 
 ARGUMENT_SPEC = dict(
     alerts=dict(type="list", elements="raw", default=[]),
+    alert_vars=dict(type="list", elements="str", default=[]),
     outcome=dict(type="dict"),
     release=dict(type="str"),
     hosts=dict(type="list", elements="str", required=True),
@@ -40,6 +41,12 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        try:
+            # read as stored, never templated: an alert's text is data (plugin_utils/remediation/alert_data.py)
+            args["alerts"] = make_unsafe(alert_data.plain(args["alerts"], "alerts")
+                                         + alert_data.alerts_from_vars(task_vars or {}, args["alert_vars"]))
+        except alert_data.AlertDataError as exc:
+            raise AnsibleActionFail("remediation_guard: %s" % exc)
         given = [name for name in ("outcome", "release") if args.get(name)] + (["alerts"] if args["alerts"] else [])
         if len(given) > 1:
             raise AnsibleActionFail("remediation_guard: give one of alerts, outcome and release, not %s"

@@ -29,9 +29,23 @@ description:
     nothing.
 options:
   alerts:
-    description: Alertmanager alerts (each with C(status), C(labels), C(annotations)), as its webhook sends them.
+    description:
+      - Alertmanager alerts (each with C(status), C(labels), C(annotations)), as its webhook sends them.
+      - A task templates its arguments, so an alert given here as C("{{ ansible_eda.event.alert }}") has any Jinja
+        expression in its text evaluated on the controller first. Give alerts that come from outside with
+        O(alert_vars) instead.
     type: list
     elements: raw
+    default: []
+  alert_vars:
+    description:
+      - Names of variables that hold alerts, read as they were given and never templated, so that an alert's labels
+        and annotations stay text whatever they hold; every string of them is marked unsafe.
+      - A variable holding a mapping with C(event.alert) (ansible-rulebook's C(ansible_eda), from C(run_playbook) or
+        the EDA controller's C(run_job_template)) gives that alert; a list gives its items; an absent or empty one
+        gives none. Anything else (a template string, say) fails the task in one line naming the variable.
+    type: list
+    elements: str
     default: []
   outcome:
     description: How a run ended - C(run) (its id), C(outcome) (C(cleared), C(not_cleared), C(failed)),
@@ -99,9 +113,10 @@ attributes:
 """
 
 EXAMPLES = r"""
-- name: Decide what to do about the alert the rulebook passed
+- name: Decide what to do about the alert the rulebook passed, or the alerts an AWX job was given
   gpudirect.gcp.remediation_guard:
-    alerts: ["{{ ansible_eda.event.alert }}"]
+    # read as given, never templated: an alert's text is data
+    alert_vars: [ansible_eda, remediate_alerts]
     hosts: "{{ groups['gpu_nodes'] }}"
     state_file: /var/lib/gpudirect-remediate/state.json
     audit_log: /var/log/gpudirect-remediate/audit.jsonl
