@@ -20,15 +20,25 @@ description:
     stack, PyTorch's flight-recorder files the ranks wrote, C(nvidia-smi -q -x), the kernel's GPU, NVLink and
     NIC lines since the job started, every rank's NCCL environment, the journals of O(units) (RxDM, the
     plugin installer) and the job's output files (those O(output_files) name and those C(scontrol) gives).
-  - The ranks are the processes of the Slurm job O(job) (its id in their environment) and those NCCL RAS
-    places on this node. Only the variables that shape NCCL are kept of an environment; values of
-    secret-looking variables, arguments and credentials are masked in everything written.
+  - The job's processes are those of the Slurm job O(job) by their own record - its id in their
+    environment, no other job's cgroup, and the job's user (from C(scontrol)) as their owner. The pids
+    NCCL RAS places on this node are ranks only where they pass the same check; one that does not is
+    ignored and named in RV(parts). Only the variables that shape NCCL are kept of an environment;
+    values of secret-looking variables, arguments and credentials are masked in everything written.
+  - What the job names is read as the job's and no further - flight-recorder files only of the exact
+    prefix and rank in the prefix's own directory, no symlink followed (but the system's own, root's in
+    a directory only root may change), no C(..), only regular files of the rank's user (of the job's user
+    for C(scontrol)'s StdOut and StdErr), a FIFO or device never opened for reading, at most
+    O(max_file_mb) a file and O(max_total_mb) in all.
+  - A read of C(/proc) that can block (a process stuck in the kernel) is given O(proc_timeout_s); the
+    process that outlasts it is skipped and named.
   - C(NCCL DIAG) lines (NCCL 2.31 and later, printed whatever C(NCCL_DEBUG) says) in the job's output or the
     journals become findings where they report a failure or a degraded result.
   - A part that cannot be had (no C(py-spy), no RAS, a file unreadable) is named in RV(parts) with its reason;
     it never fails the node.
   - Writes only the archive (under O(dest)); the job is not touched (C(py-spy dump) pauses each rank for
-    a moment to read its stack).
+    a moment to read its stack). The archive is written to a new file of its own (mode 0600) and renamed
+    into place, never through a symlink and never over another user's file.
 options:
   job:
     description: The Slurm job id; empty takes the job of the ranks NCCL RAS lists on this node.
@@ -44,7 +54,10 @@ options:
     type: dict
     default: {}
   dest:
-    description: Directory on the node the archive is written in (made if missing, mode 0700).
+    description: Directory on the node the archive is written in (made if missing, mode 0700). It must not
+      be reached through a symlink other than the system's own, must belong to the user the module runs as
+      or to root, and may be writable by others only with the sticky bit (as C(/tmp)); the module fails
+      otherwise.
     type: path
     default: /var/tmp/gpudirect-job-evidence
   timeout_s:
@@ -97,6 +110,16 @@ options:
     description: The most MiB kept of any one file or output.
     type: int
     default: 64
+  max_total_mb:
+    description: The most MiB read and kept of all files and outputs together; what comes after is cut or
+      left out and named in RV(parts).
+    type: int
+    default: 256
+  proc_timeout_s:
+    description: Seconds the reads of one process's C(/proc) files may take (its environment, command line,
+      kernel stack); a process stuck longer is skipped and named in RV(parts).
+    type: float
+    default: 5
 extends_documentation_fragment:
   - gpudirect.gcp.nccl_ras
   - gpudirect.gcp.attributes
@@ -185,7 +208,9 @@ inspector:
   elements: dict
 parts:
   description: Per part (C(ras), C(processes), C(nccl_env), C(stacks), C(flight_recorder), C(gpus), C(kernel),
-    C(logs), C(job_output), C(slurm), C(inspector)) whether it was had whole, its files, and the reasons it was not.
+    C(logs), C(job_output), C(slurm), C(inspector)) whether it was had whole, its files, and the reasons it was not
+    (each one line - a pid RAS names that is not of the job, a symlink not followed, a process that outlasted
+    O(proc_timeout_s), the total limit reached).
   returned: always
   type: dict
 masked:
@@ -199,8 +224,6 @@ msg:
 """
 
 import os
-import shutil
-import tarfile
 import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_job_evidence as evidence
@@ -214,17 +237,6 @@ def message(result):
         result["job"] or "?", result["node"], len(result["ranks"]), result["ras"]["state"],
         "; %d finding(s)" % len(result["findings"]) if result["findings"] else "",
         "; lacking: %s" % ", ".join(lacking) if lacking else "")
-
-
-def archive(directory):
-    """directory as <directory>.tar.gz (readable by root only), the directory removed."""
-    path = directory + ".tar.gz"
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        with tarfile.open(fileobj=handle, mode="w:gz") as tar:
-            tar.add(directory, arcname=os.path.basename(directory))
-    shutil.rmtree(directory)
-    return path
 
 
 def main():
@@ -245,12 +257,14 @@ def main():
         inspector_stale_s=dict(type="float", default=120),
         since=dict(type="int", default=0),
         max_file_mb=dict(type="int", default=64),
+        max_total_mb=dict(type="int", default=256),
+        proc_timeout_s=dict(type="float", default=5),
     ))
     params = dict(gm.params)
     job = params["job"].strip()
     if job and not job.replace("_", "").isdigit():
         gm.fail("nccl_job_evidence: job %r is not a Slurm job id" % job)
-    for option in ("timeout_s", "interval_s", "py_spy_timeout_s", "max_file_mb"):
+    for option in ("timeout_s", "interval_s", "py_spy_timeout_s", "max_file_mb", "max_total_mb", "proc_timeout_s"):
         if params[option] <= 0:
             gm.fail("nccl_job_evidence: %s must be above 0, not %s" % (option, params[option]))
     if params["watch_s"] < 0:
@@ -264,22 +278,33 @@ def main():
     for tool in ("scontrol", "nvidia-smi", "journalctl", "timeout"):
         params[tool.replace("-", "_") + ("_cmd" if tool == "timeout" else "")] = gm.which(tool)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    directory = os.path.join(params["dest"], "job-%s-%s-%s" % (job or "unknown", params["node"], stamp))
+    name = "job-%s-%s-%s" % (job or "unknown", params["node"].replace("/", "_"), stamp)
     write = not gm.check_mode
+    store = None
     if write:
         try:
-            if not os.path.isdir(params["dest"]):
-                os.makedirs(params["dest"], 0o700)
-            os.mkdir(directory, 0o700)
+            store = evidence.Archive(params["dest"], name)
+        except evidence.Refused as exc:
+            gm.fail("nccl_job_evidence: dest %s: %s" % (params["dest"], exc))
         except OSError as exc:
-            gm.fail("nccl_job_evidence: dest %s: cannot make %s: %s" % (params["dest"], directory, exc.strerror))
-    bundle = evidence.Bundle(directory, params["max_file_mb"] * 1024 * 1024, write=write)
-    result = evidence.collect(params, gm.run, bundle, nccl_ras.status, time.monotonic, time.sleep)
+            gm.fail("nccl_job_evidence: dest %s: %s" % (params["dest"], exc.strerror or exc))
+    bundle = evidence.Bundle(None, params["max_file_mb"] * 1024 * 1024, write=write,
+                             max_total_bytes=params["max_total_mb"] * 1024 * 1024,
+                             sink=store.add if store else None)
+    try:
+        result = evidence.collect(params, gm.run, bundle, nccl_ras.status, time.monotonic, time.sleep)
+    except BaseException:
+        if store:
+            store.discard()
+        raise
     result["archive"] = None
-    if write and (result["processes"] or result["ras"]["state"] != "none"):
-        result["archive"] = archive(directory)
-    elif write:
-        shutil.rmtree(directory)
+    if store and (result["processes"] or result["ras"]["state"] != "none"):
+        try:
+            result["archive"] = store.commit()
+        except evidence.Refused as exc:
+            gm.fail("nccl_job_evidence: dest %s: %s" % (params["dest"], exc), **result)
+    elif store:
+        store.discard()
     gm.exit(changed=result["archive"] is not None, msg=message(result), **result)
 
 

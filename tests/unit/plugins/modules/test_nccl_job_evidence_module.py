@@ -91,3 +91,52 @@ def test_check_mode_reads_the_job_and_writes_nothing(job, capsys):
 def test_bad_options_are_one_line(args, message, capsys):
     result = run(nccl_job_evidence, dict({"node": "n"}, **args), capsys)
     assert result["failed"] and result["msg"] == "nccl_job_evidence: " + message
+
+
+def _stamped(monkeypatch, stamp="20260101T000000"):
+    real = nccl_job_evidence.time.strftime
+    monkeypatch.setattr(nccl_job_evidence.time, "strftime",
+                        lambda fmt, *a: stamp if fmt == "%Y%m%dT%H%M%S" else real(fmt, *a))
+    return stamp
+
+
+def test_a_symlink_at_the_archives_name_is_never_written_through(job, capsys, monkeypatch):
+    dest, victim = job["dir"] / "ev", job["dir"] / "victim"
+    dest.mkdir(mode=0o700)
+    victim.write_text(u"kept\n")
+    stamp = _stamped(monkeypatch)
+    os.symlink(str(victim), str(dest / ("job-%s-node-a-%s.tar.gz" % (job["id"], stamp))))
+    result = run(nccl_job_evidence, {"job": job["id"], "node": "node-a", "port": job["ras_port"], "watch_s": 0,
+                                     "py_spy": "/nonexistent/py-spy", "dest": str(dest)}, capsys)
+    assert victim.read_text() == u"kept\n"
+    assert "\n" not in result["msg"] and (result.get("failed") or not os.path.islink(result["archive"]))
+
+
+@pytest.mark.parametrize("shape", ["symlink", "writable"])
+def test_a_destination_others_can_redirect_is_refused_in_one_line(shape, job, capsys):
+    dest, elsewhere = job["dir"] / "ev", job["dir"] / "elsewhere"
+    elsewhere.mkdir()
+    if shape == "symlink":
+        os.symlink(str(elsewhere), str(dest))
+        try:
+            os.lchown(str(dest), 65534, 65534)  # someone else's (as root, root's own would be trusted)
+        except OSError:
+            pass
+    else:
+        dest.mkdir()
+        os.chmod(str(dest), 0o777)  # writable by all, without the sticky bit
+    result = run(nccl_job_evidence, {"job": job["id"], "node": "node-a", "port": job["ras_port"], "watch_s": 0,
+                                     "py_spy": "/nonexistent/py-spy", "dest": str(dest)}, capsys)
+    assert result.get("failed") and "\n" not in result["msg"] and str(dest) in result["msg"], result["msg"]
+    assert os.listdir(str(elsewhere)) == [] and (shape == "symlink" or os.listdir(str(dest)) == [])
+
+
+def test_a_shared_sticky_directory_gets_a_private_archive(job, capsys):
+    dest = job["dir"] / "shared"
+    dest.mkdir()
+    os.chmod(str(dest), 0o1777)
+    result = run(nccl_job_evidence, {"job": job["id"], "node": "node-a", "port": job["ras_port"], "watch_s": 0,
+                                     "py_spy": "/nonexistent/py-spy", "dest": str(dest)}, capsys)
+    assert result["changed"] and os.path.dirname(result["archive"]) == str(dest)
+    assert oct(os.stat(result["archive"]).st_mode & 0o777) == "0o600" and os.listdir(str(dest)) == [
+        os.path.basename(result["archive"])]

@@ -73,8 +73,9 @@ def test_the_flight_recorder_files_of_rank_1_are_not_those_of_rank_10(tmp_path):
     for name in ("trace_1", "trace_1.pkl", "trace_10", "trace_11", "other_1"):
         (tmp_path / name).write_text(u"x")
     env = {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE": str(tmp_path / "trace_")}
-    assert [os.path.basename(p) for p in ev.flight_recorder_files(env, 1)] == ["trace_1", "trace_1.pkl"]
-    assert ev.flight_recorder_files(env, None) == [] and ev.flight_recorder_files({}, 123456) == []
+    files, refused = ev.flight_recorder_files(env, 1)
+    assert [os.path.basename(p) for p in files] == ["trace_1", "trace_1.pkl"] and refused == []
+    assert ev.flight_recorder_files(env, None) == ([], []) and ev.flight_recorder_files({}, 123456) == ([], [])
 
 
 @pytest.mark.parametrize("line,severity,subject", [
@@ -113,7 +114,8 @@ def test_scontrol_fields_are_read_from_one_line():
            "NodeList=a3m-[0-3] BatchHost=a3m-0 StdErr=/home/u/4242.err StdOut=/home/u/4242.out\n")
     assert ev.scontrol_job(out) == {"JobId": "4242", "JobState": "RUNNING", "StartTime": "2026-11-29T10:00:00",
                                     "NodeList": "a3m-[0-3]", "BatchHost": "a3m-0", "StdErr": "/home/u/4242.err",
-                                    "StdOut": "/home/u/4242.out"}
+                                    "StdOut": "/home/u/4242.out", "UserId": "u(1000)"}
+    assert ev.job_uid(ev.scontrol_job(out)) == 1000 and ev.job_uid({}) is None
 
 
 def _params(port, **over):
