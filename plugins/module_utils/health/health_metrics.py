@@ -12,7 +12,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text
+import os
+import stat
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import files, prom_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 
 # name -> (type, help); the order is the file's order
@@ -93,3 +96,34 @@ def samples(result, now, timed_out=False, standins=False):
 def render(result, now, timed_out=False, standins=False):
     """The text-format file for one node health result."""
     return prom_text.render(FAMILIES, samples(result, now, timed_out, standins))
+
+
+def textfile_problem(directory):
+    """Why the agent must not write its metrics into directory (one line naming it), or None: another
+    user owns it, or group or others may write it (they could put their own file in the place of this
+    node's health). Links to the directory are followed: what counts is the directory written into."""
+    try:
+        info = os.stat(directory)
+    except OSError as exc:
+        return "textfile directory %s: %s" % (directory, exc.strerror or exc)
+    if not stat.S_ISDIR(info.st_mode):
+        return "textfile directory %s is not a directory" % directory
+    if info.st_uid not in (os.geteuid(), 0):
+        return "textfile directory %s belongs to uid %d, not to root or the agent's user (uid %d)" % (
+            directory, info.st_uid, os.geteuid())
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return "textfile directory %s is writable by group or others (mode %04o); make it 0755" % (
+            directory, stat.S_IMODE(info.st_mode))
+    return None
+
+
+def write_textfile(directory, name, text):
+    """Write name into node_exporter's textfile directory (made 0755 where missing), 0644, through a
+    temporary file and a rename: a reader never sees half a file, and a link in its place is replaced,
+    not followed. OSError says why not in one line; a directory textfile_problem names is refused."""
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    problem = textfile_problem(directory)
+    if problem:
+        raise OSError(problem)
+    files.write_atomic(os.path.join(directory, name), text, 0o644)

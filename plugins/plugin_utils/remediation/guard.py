@@ -27,6 +27,7 @@ import errno
 import fcntl
 import json
 import os
+import stat
 import uuid
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
@@ -179,23 +180,98 @@ def settings_of(args):
     return out
 
 
+def _check_directory(what, path, directory):
+    """GuardError unless directory is the running user's (or root's) and no one else may write it:
+    whoever may write it may put a link or a file of theirs where the guard's file is."""
+    try:
+        info = os.stat(directory)
+    except OSError as exc:
+        raise GuardError("%s %s: its directory %s: %s" % (what, path, directory, exc.strerror or exc))
+    if not stat.S_ISDIR(info.st_mode):
+        raise GuardError("%s %s: %s is not a directory" % (what, path, directory))
+    if info.st_uid not in (os.geteuid(), 0):
+        raise GuardError("%s %s: its directory %s belongs to uid %d, not to root or the user running the guard (uid %d)"
+                         % (what, path, directory, info.st_uid, os.geteuid()))
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise GuardError("%s %s: its directory %s is writable by group or others (mode %04o); make it 0700"
+                         % (what, path, directory, stat.S_IMODE(info.st_mode)))
+
+
+def _why_not(what, path, exc):
+    """The one line for a file that would not open: a link and what is not a file said as such."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        return GuardError("%s %s is a symbolic link; the guard follows none: make it a file of its own" % (what, path))
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return GuardError("%s %s is not a regular file" % (what, path))
+    return GuardError("%s %s: %s" % (what, path, exc.strerror or exc))
+
+
+def open_own(what, path, flags, create=True):
+    """A descriptor of the regular file at path, opened with flags, never through a symbolic link;
+    the file must be the running user's and writable by no one else, in a directory the same holds for
+    (made 0700 where missing). Where the file is absent it is made 0600, or None is returned when not
+    create. GuardError names the file in one line."""
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        if not create:
+            return None
+        try:
+            os.makedirs(directory, 0o700)
+        except OSError as exc:
+            raise GuardError("%s %s: cannot make its directory: %s" % (what, path, exc.strerror or exc))
+    _check_directory(what, path, directory)
+    # O_NONBLOCK: a FIFO put there must not hang the guard; it is refused below
+    flags |= os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        try:
+            descriptor = os.open(path, flags)
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                raise
+            if not create:
+                return None
+            try:
+                descriptor = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+            except OSError as exc:
+                if exc.errno != errno.EEXIST:
+                    raise
+                # made by someone else since: open what is there, and judge it below
+                descriptor = os.open(path, flags)
+    except OSError as exc:
+        raise _why_not(what, path, exc)
+    info = os.fstat(descriptor)
+    problem = None
+    if not stat.S_ISREG(info.st_mode):
+        problem = "%s %s is not a regular file" % (what, path)
+    elif info.st_uid != os.geteuid():
+        problem = "%s %s belongs to uid %d, not to the user running the guard (uid %d)" % (
+            what, path, info.st_uid, os.geteuid())
+    elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        problem = "%s %s is writable by group or others (mode %04o); make it 0600" % (
+            what, path, stat.S_IMODE(info.st_mode))
+    if problem:
+        os.close(descriptor)
+        raise GuardError(problem)
+    return descriptor
+
+
 class StateFile(object):
-    """The state file, locked from read to write: two remediations deciding at once see each other.
-    With create false (check mode) a missing file reads as no runs and nothing is made."""
+    """The state file, locked (flock on the file itself) from read to write: two remediations deciding
+    at once see each other. With create false (check mode) a missing file reads as no runs and nothing
+    is made. Opened only through open_own: no link, no file or directory others may write."""
 
     def __init__(self, path, create=True):
         self.path, self.handle, self.create = path, None, create
 
     def __enter__(self):
-        directory = os.path.dirname(self.path) or "."
-        if not self.create and not os.path.exists(self.path):
+        descriptor = open_own("state file", self.path, os.O_RDWR, self.create)
+        if descriptor is None:
             return self
-        try:
-            if not os.path.isdir(directory):
-                os.makedirs(directory, 0o700)
-            self.handle = open(self.path, "a+")
-        except (IOError, OSError) as exc:
-            raise GuardError("state file %s: %s" % (self.path, exc.strerror or exc))
+        self.handle = os.fdopen(descriptor, "r+")
         fcntl.flock(self.handle, fcntl.LOCK_EX)
         return self
 
@@ -226,15 +302,8 @@ class StateFile(object):
 
 
 def audit(path, lines):
-    """Append JSON lines to the audit log (made 0600 where new)."""
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    except OSError as exc:
-        if exc.errno == errno.ENOENT:
-            os.makedirs(os.path.dirname(path), 0o700)
-            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        else:
-            raise GuardError("audit log %s: %s" % (path, exc.strerror))
+    """Append JSON lines to the audit log (made 0600 where new; refused as open_own says)."""
+    descriptor = open_own("audit log", path, os.O_WRONLY | os.O_APPEND)
     with os.fdopen(descriptor, "a") as handle:
         for line in lines:
             handle.write(json.dumps(line, sort_keys=True) + "\n")
