@@ -49,27 +49,60 @@ def _hosts(hosts, name):
     return [str(h) for h in hosts]
 
 
+def _findings(items, name):
+    """Findings the playbook hands back to a filter (what an earlier diagnose filter returned)."""
+    items = [] if items is None else items
+    if not isinstance(items, (list, tuple)) or not all(
+            isinstance(f, dict) and all(k in f for k in ("severity", "host", "component", "subject")) for f in items):
+        raise AnsibleFilterError("%s: expects a list of findings" % name)
+    return list(items)
+
+
+def _mapping(value):
+    return value if isinstance(value, dict) else {}
+
+
+def _word(value):
+    """A zone or a version from a node, as a repair command may name it: text, else nothing."""
+    return value if isinstance(value, str) and value else None
+
+
 def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pinned=None, max_restarts=0,
                            repair_awx=None, strict_versions=False):
     if not isinstance(evidence, dict):
         raise AnsibleFilterError("_diagnose_node_findings: expects {host: diagnose_evidence}, got %s"
                                  % type(evidence).__name__)
     hosts = _hosts(hosts, "_diagnose_node_findings")
+    if pinned is not None and not isinstance(pinned, dict):
+        raise AnsibleFilterError("_diagnose_node_findings: pinned must be a mapping of component to version")
     try:
-        evidence = dict((h, diagnose_evidence.shape(ev)) for h, ev in evidence.items())
-        zones = dict((h, (evidence.get(h) or {}).get("zone")) for h in hosts)
-        pairs = dict((h, (evidence.get(h) or {}).get("versions") or {}) for h in hosts)
-        out = diagnose.node_findings(evidence, hosts, _repairs(zones, playbook, repair_args, pairs, repair_awx),
-                                     pinned=pinned or {},
-                                     max_restarts=int(max_restarts), strict_versions=bool(strict_versions))
-    except (TypeError, ValueError, KeyError, AttributeError) as exc:
-        raise AnsibleFilterError("_diagnose_node_findings: malformed evidence: %s" % exc)
+        max_restarts = int(max_restarts)
+    except (TypeError, ValueError):
+        raise AnsibleFilterError("_diagnose_node_findings: max_restarts must be a number, got %r" % (max_restarts,))
+    # each node's record read alone: one of the wrong shape is a finding on that node (diagnose.malformed)
+    shaped, bad = {}, {}
+    for host, raw in evidence.items():
+        try:
+            shaped[host] = diagnose_evidence.shape(raw)
+        except diagnose.SHAPE_ERRORS as exc:
+            bad[str(host)] = "malformed (%s)" % exc
+    zones = dict((h, _word(_mapping(shaped.get(h)).get("zone"))) for h in hosts)
+    pairs = dict((h, dict((k, _word(v)) for k, v in _mapping(_mapping(shaped.get(h)).get("versions")).items()))
+                 for h in hosts)
+    repairs = _repairs(zones, playbook, repair_args, pairs, repair_awx)
+    try:
+        out = diagnose.node_findings(shaped, hosts, repairs, pinned=pinned or {}, max_restarts=max_restarts,
+                                     strict_versions=bool(strict_versions), malformed_hosts=bad)
+    except diagnose.SHAPE_ERRORS as exc:
+        # node data is judged node by node above: what is left is the filter's own inputs
+        raise AnsibleFilterError("_diagnose_node_findings: %s" % diagnose.first_line(exc, type(exc).__name__))
     # node output (log lines, file contents) must never be templated again
     return make_unsafe(out)
 
 
 def diagnose_passing(items, hosts, test_busy=False):
-    return diagnose.passing(items or [], _hosts(hosts, "_diagnose_passing"), test_busy=bool(test_busy))
+    return diagnose.passing(_findings(items, "_diagnose_passing"), _hosts(hosts, "_diagnose_passing"),
+                            test_busy=bool(test_busy))
 
 
 def diagnose_busy(checks, hosts, test_busy=False):
@@ -84,8 +117,13 @@ def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=
     hosts = _hosts(hosts, "_diagnose_add_fabric")
     if not isinstance(late_busy or [], (list, tuple)) or not all(isinstance(f, dict) for f in late_busy or []):
         raise AnsibleFilterError("_diagnose_add_fabric: late_busy expects a list of findings")
-    out = diagnose.all_findings(items or [], nccl_result or {}, _hosts(tested, "_diagnose_add_fabric"), hosts,
-                                _repairs(zones, playbook, repair_args, awx=repair_awx), minimum=int(minimum),
+    try:
+        minimum = int(minimum)
+    except (TypeError, ValueError):
+        raise AnsibleFilterError("_diagnose_add_fabric: minimum must be a number, got %r" % (minimum,))
+    out = diagnose.all_findings(_findings(items, "_diagnose_add_fabric"), nccl_result or {},
+                                _hosts(tested, "_diagnose_add_fabric"), hosts,
+                                _repairs(zones, playbook, repair_args, awx=repair_awx), minimum=minimum,
                                 not_run=not_run or None,
                                 late_busy=list(late_busy or []), test_busy=bool(test_busy))
     return make_unsafe(out)
@@ -100,11 +138,11 @@ def diagnose_line(item):
 def diagnose_faulty_hosts(items):
     if not isinstance(items, (list, tuple)):
         raise AnsibleFilterError("_diagnose_faulty_hosts: expects a list of findings, got %s" % type(items).__name__)
-    return make_unsafe(findings.faulty_hosts(list(items)))
+    return make_unsafe(findings.faulty_hosts(_findings(items, "_diagnose_faulty_hosts")))
 
 
 def diagnose_summary(items, hosts):
-    out = findings.summary(items or [], _hosts(hosts, "_diagnose_summary"))
+    out = findings.summary(_findings(items, "_diagnose_summary"), _hosts(hosts, "_diagnose_summary"))
     # how current the version table the qualification findings came from is
     out["version_table"] = qualification.table_age()
     return out
@@ -124,7 +162,12 @@ def diagnose_job_summary(results, hosts, names=None, standins=False):
 def diagnose_job_text(summary):
     if not isinstance(summary, dict) or "headline" not in summary:
         raise AnsibleFilterError("_diagnose_job_text: expects what _diagnose_job_summary returns")
-    return make_unsafe(job_evidence.text(summary))
+    try:
+        return make_unsafe(job_evidence.text(summary))
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        # the summary is the playbook's own value (a summary edited or built by hand)
+        raise AnsibleFilterError("_diagnose_job_text: expects what _diagnose_job_summary returns (%s)"
+                                 % diagnose.first_line(exc, type(exc).__name__))
 
 
 class FilterModule(object):

@@ -30,7 +30,9 @@ def state(check):
 
 def reasons(check):
     check = check if isinstance(check, dict) else {}
-    found = [one_line(r, 600) for r in check.get("reasons") or []]
+    given = check.get("reasons") or []
+    # a node's reasons as it gave them; a single text is one reason, never one per character
+    found = [one_line(r, 600) for r in (given[:50] if isinstance(given, list) else [given])]
     if found:
         return found
     if state(check) == "unknown":

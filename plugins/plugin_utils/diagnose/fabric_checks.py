@@ -19,6 +19,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import pair_matrix
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import finding
 
@@ -43,8 +44,9 @@ def from_result(result, repairs):
     if not result or result.get("skipped"):
         return []
     if result.get("failed") and not result.get("collectives"):
+        lines = safe_text.to_text(result.get("msg") or "").strip().splitlines()
         return [finding(None, "fabric", SUBJECT, "fail", "the NCCL tests did not complete: %s"
-                        % (result.get("msg") or "no result").strip().splitlines()[0], None)]
+                        % (lines[0] if lines else "no result"), None)]
     out = []
     table = result.get("node_table") or {}
     bad = list(result.get("bad_nodes") or [])

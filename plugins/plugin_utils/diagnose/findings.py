@@ -17,7 +17,14 @@ __metaclass__ = type
 import json
 import shlex
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+
+# bounds on a finding's text: its subject and cause often quote node output, which a job or a broken node
+# can make as long as it likes
+MAX_SUBJECT = 300
+MAX_CAUSE = 2000
+MAX_REPAIR = 4000
 
 # the repair of a fault no role can put right: Google repairs the host under the VM
 REPORT_HOST_ARGV = ["gcloud", "compute", "instances", "report-host-as-faulty"]
@@ -27,9 +34,22 @@ REPAIR_TAGS = {"nic": "gpu_network", "rxdm": "rxdm", "nccl_plugin": "nccl_plugin
                "nccl_profile": "nccl_profile", "host": "gpu_host"}
 
 
+def clean(value, limit=MAX_CAUSE):
+    """Text that may quote a node, as a finding holds it: secrets masked, one line, bounded."""
+    if value is None:
+        return None
+    text = safe_text.to_text(value)
+    # cut before masking (the kept part is all that is shown), leaving room for a secret that starts inside it
+    return safe_text.one_line(safe_text.mask_text(text[:2 * limit + 512]), limit)
+
+
 def finding(host, component, subject, severity, cause, repair=None):
-    """A finding as the report shows it: on a host (None: the cluster), with its repair line."""
-    return fd.make(component, subject, severity, cause, host=host, repair=repair)
+    """A finding as the report shows it: on a host (None: the cluster), with its repair line. Every text is
+    one line (node output can hold newlines and escapes), secrets masked in what quotes the node; the repair,
+    a command this collection builds, is only made one line."""
+    return fd.make(component, clean(subject, MAX_SUBJECT), severity, clean(cause) or "",
+                   host=None if host is None else safe_text.one_line(host, MAX_SUBJECT),
+                   repair=None if repair is None else safe_text.one_line(repair, MAX_REPAIR))
 
 
 class Repairs(object):
@@ -95,8 +115,9 @@ class Repairs(object):
         argv = REPORT_HOST_ARGV + [host]
         if self.zones.get(host):
             argv.append("--zone=%s" % self.zones[host])
+        # the description quotes the node's own finding: one line, no secret, bounded
         argv += ["--disruption-schedule=IMMEDIATE",
-                 "--fault-reasons=behavior=%s,description=%s" % (REPORT_HOST_BEHAVIOR, why)]
+                 "--fault-reasons=behavior=%s,description=%s" % (REPORT_HOST_BEHAVIOR, clean(why, 250))]
         return " ".join(shlex.quote(a) for a in argv)
 
 
@@ -127,8 +148,8 @@ def faulty_hosts(items):
         if item["severity"] != "fail" or item["host"] is None or not (item.get("repair") or "").startswith(prefix):
             continue
         out.setdefault(item["host"], {"host": item["host"], "behavior": REPORT_HOST_BEHAVIOR,
-                                      "description": ("%s %s: %s" % (item["component"], item["subject"],
-                                                                     item["cause"]))[:250]})
+                                      "description": clean("%s %s: %s" % (item["component"], item["subject"],
+                                                                          item["cause"]), 250)})
     return [out[h] for h in sorted(out)]
 
 

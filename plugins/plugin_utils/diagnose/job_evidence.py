@@ -16,6 +16,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
+import re
+
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector
@@ -23,48 +26,176 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_job
 
 PARTS = ("ras", "processes", "nccl_env", "stacks", "flight_recorder", "gpus", "kernel", "logs", "job_output",
          "slurm", "inspector")
+# bounds on what one node's result puts in the summary: a hostile job or a broken node can make its
+# strings and lists as long as it likes
+MAX_TEXT = 300
+MAX_CAUSE = 500
+MAX_ITEMS = 256
+MAX_LINE = 2000
+# a bandwidth above this is no measurement (and sums of two near float's maximum would overflow)
+MAX_GBS = 1e9
+NO_ANSWER = "no result (the node did not answer)"
+# Markdown that could render node text as markup: links, images, HTML, code spans, table cells, headings
+_MARKDOWN = re.compile(r"([\\`*\[\]<>|#&~])")
+
+
+class _Shape(Exception):
+    """A node result (or a field of it) of the wrong shape: its message is the one line the summary gives."""
+
+
+def _kind(value):
+    return "null" if value is None else type(value).__name__
+
+
+def _text(value, limit=MAX_TEXT):
+    """Node-supplied text as the summary shows it: secrets masked, one line, at most limit characters."""
+    if value is None:
+        return None
+    raw = safe_text.to_text(value) if isinstance(value, (str, bytes)) else safe_text.to_text(repr(value))
+    # cut before masking (masking a megabyte to keep 300 characters wastes time), with room for a secret
+    # that starts inside the kept part to still be recognised whole
+    return safe_text.one_line(safe_text.mask_text(raw[:4 * limit + 512]), limit)
+
+
+def _mapping(value, what):
+    if not isinstance(value, dict):
+        raise _Shape("%s is not a mapping (%s)" % (what, _kind(value)))
+    return value
+
+
+def _list(value, what):
+    """A list field (None: empty), at most MAX_ITEMS of it."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Shape("%s is not a list (%s)" % (what, _kind(value)))
+    return value[:MAX_ITEMS]
+
+
+def _mappings(value, what):
+    items = _list(value, what)
+    for index, item in enumerate(items):
+        _mapping(item, "%s[%d]" % (what, index))
+    return items
+
+
+def _int(value):
+    """A whole number from a node (an int, or a string of digits), else None: never a bool, NaN or inf."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
+        return int(value)
+    return None
+
+
+def _gbs(value):
+    """A bandwidth: a finite, non-negative number below MAX_GBS, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) and 0 <= value < MAX_GBS else None
 
 
 def _node_of(host, names, default):
-    return (names or {}).get(host) or default or host
+    return (_text(names.get(host)) if isinstance(host, str) else None) or default
 
 
-def _usable(result):
-    return isinstance(result, dict) and not result.get("failed") and isinstance(result.get("parts"), dict)
+def _field(field):
+    return "evidence field %s" % field
+
+
+def _read(host, result, names):
+    """What one node's result gives the summary, every text of it made safe; raises _Shape."""
+    parts = _mapping(result["parts"], _field("parts"))
+    lacking = {}
+    for part, entry in list(parts.items())[:MAX_ITEMS]:
+        entry = _mapping(entry, _field("parts.%s" % _text(part, 60)))
+        if not entry.get("ok"):
+            reasons = _list(entry.get("reasons"), _field("parts.%s.reasons" % _text(part, 60)))
+            lacking[_text(part, 60)] = [_text(r) for r in reasons]
+    ras = _mapping(result.get("ras") or {}, _field("ras"))
+    ranks = []
+    for item in _mappings(result.get("ranks"), _field("ranks")):
+        ranks.append((_int(item.get("rank")), _text(item.get("frame"))))
+    odd = []
+    for index, rank in enumerate(_mappings(ras.get("odd_ranks"), _field("ras.odd_ranks"))):
+        number = _int(rank.get("rank"))
+        if number is None:
+            raise _Shape("%s is not a number (%s)" % (_field("ras.odd_ranks[%d].rank" % index), _kind(rank.get("rank"))))
+        counts = rank.get("counts") if isinstance(rank.get("counts"), dict) else {}
+        address = _text(rank.get("host")) or "?"
+        odd.append({"comm": _text(rank.get("comm")) or "?", "rank": number, "host": address,
+                    "node": _node_of(rank.get("host"), names, _text(rank.get("node"))) or address,
+                    "counts": dict((_text(k, 100), _int(v)) for k, v in list(counts.items())[:MAX_ITEMS]),
+                    "behind": _text(rank.get("behind"))})
+    hangs = sum(1 for v in _mappings(result.get("verdicts"), _field("verdicts")) if v.get("kind") == "hang")
+    findings = []
+    for index, item in enumerate(_mappings(result.get("findings"), _field("findings"))):
+        if item.get("component") not in fd.COMPONENTS or item.get("severity") not in fd.SEVERITIES:
+            raise _Shape("%s is not a finding (component %s, severity %s)" % (
+                _field("findings[%d]" % index), _text(item.get("component"), 40), _text(item.get("severity"), 40)))
+        findings.append(fd.make(item["component"], _text(item.get("subject")), item["severity"],
+                                _text(item.get("cause"), MAX_CAUSE) or "", host=host))
+    rows = []
+    for row in _mappings(result.get("inspector"), _field("inspector")):
+        gbs = _gbs(row.get("gbs"))
+        if gbs is not None:
+            key = tuple(_text(row.get(k), 100) for k in ("job", "comm", "collective", "message_size"))
+            rows.append((key, gbs))
+    xids = [_int(x.get("xid")) for x in _mappings(result.get("xids"), _field("xids"))]
+    node = {"host": host, "gathered": bool(result.get("archive")) or bool(ranks),
+            "ranks": [number for number, _frame in ranks], "ras": _text(ras.get("state"), 40) or "-",
+            "processes": _int(result.get("processes")) or 0, "lacking": lacking, "xids": xids,
+            "masked": _int(result.get("masked")) or 0}
+    return {"node": node, "job": _text(result.get("job"), 100), "findings": findings, "odd": odd, "hangs": hangs,
+            "ranks": ranks, "rows": rows}
+
+
+def _not_gathered(host, reason):
+    return {"host": host, "gathered": False, "reason": reason, "ranks": [], "lacking": {}}
 
 
 def summarize(results, hosts, names=None, min_nodes=4):
-    """{host: the module's result} of every node asked -> the summary (a dict)."""
-    nodes, findings, odd, hangs, frames, where, bandwidth, jobs = [], [], {}, [], {}, {}, {}, {}
+    """{host: the module's result} of every node asked -> the summary (a dict).
+
+    A node result of the wrong shape is that node not gathered, with one line naming it and the field: the
+    other nodes are summarised as ever."""
+    names = names if isinstance(names, dict) else {}
+    nodes, findings, odd, hangs, frames, where, bandwidth, jobs = [], [], {}, 0, {}, {}, {}, {}
     for host in hosts:
         result = results.get(host)
-        if not _usable(result):
-            why = (result or {}).get("msg") if isinstance(result, dict) else None
-            nodes.append({"host": host, "gathered": False, "reason": safe_text.one_line(
-                why or "no result (the node did not answer)", 300), "ranks": [], "lacking": {}})
+        if isinstance(result, dict) and "parts" in result and not result.get("failed"):
+            try:
+                got = _read(host, result, names)
+            except _Shape as exc:
+                got = None
+                reason = safe_text.one_line(exc, MAX_TEXT)
+        elif result is None or isinstance(result, dict):
+            # failed, unreachable, skipped: the module's own reason
+            why = result.get("msg") if isinstance(result, dict) else None
+            nodes.append(_not_gathered(host, _text(why) or NO_ANSWER))
             continue
-        lacking = dict((part, entry.get("reasons") or []) for part, entry in result["parts"].items()
-                       if not entry.get("ok"))
-        nodes.append({"host": host, "gathered": bool(result.get("archive")) or bool(result.get("ranks")),
-                      "ranks": [r.get("rank") for r in result.get("ranks") or []], "ras": result["ras"].get("state"),
-                      "processes": result.get("processes", 0), "lacking": lacking,
-                      "xids": [x.get("xid") for x in result.get("xids") or []], "masked": result.get("masked", 0)})
-        if result.get("job"):
-            jobs[result["job"]] = jobs.get(result["job"], 0) + 1
-        for item in result.get("findings") or []:
-            findings.append(dict(item, host=host))
-        for rank in result["ras"].get("odd_ranks") or []:
-            key = (rank["comm"], rank["rank"])
-            odd.setdefault(key, dict(rank, node=_node_of(rank["host"], names, rank.get("node"))))
-        hangs.extend(v for v in result.get("verdicts") or [] if v.get("kind") == "hang")
-        for rank in result.get("ranks") or []:
-            if rank.get("rank") is not None:
-                frames[rank["rank"]] = rank.get("frame")
-                where[rank["rank"]] = host
-        if result.get("inspector"):
-            per_key = bandwidth.setdefault(host, {})
-            for row in result["inspector"]:
-                per_key[(row["job"], row["comm"], row["collective"], row["message_size"])] = row["gbs"]
+        else:
+            got, reason = None, "evidence result is not a mapping (%s)" % _kind(result)
+        if got is None:
+            nodes.append(_not_gathered(host, reason))
+            findings.append(fd.make("host", "job evidence", "warn", "%s: %s" % (_text(host, 100), reason), host=host))
+            continue
+        nodes.append(got["node"])
+        if got["job"]:
+            jobs[got["job"]] = jobs.get(got["job"], 0) + 1
+        findings.extend(got["findings"])
+        for rank in got["odd"]:
+            odd.setdefault((rank["comm"], rank["rank"]), rank)
+        hangs += got["hangs"]
+        for number, frame in got["ranks"]:
+            if number is not None:
+                frames[number] = frame
+                where[number] = host
+        for key, gbs in got["rows"]:
+            bandwidth.setdefault(host, {})[key] = gbs
     findings = _unique(findings)
     odd_stack = nccl_job_evidence.odd_frames(frames)
     common = _common_frame(frames, odd_stack)
@@ -77,8 +208,8 @@ def summarize(results, hosts, names=None, min_nodes=4):
                                 % (key[2], key[3], key[0], key[1], ratio), host=host))
     odd_list = [odd[key] for key in sorted(odd)]
     return {
-        "job": max(jobs.items(), key=lambda item: item[1])[0] if jobs else None,
-        "headline": _headline(odd_list, hangs, odd_stack, where, common, stragglers),
+        "job": max(sorted(jobs.items()), key=lambda item: item[1])[0] if jobs else None,
+        "headline": safe_text.one_line(_headline(odd_list, hangs, odd_stack, where, common, stragglers), MAX_LINE),
         "odd_ranks": odd_list,
         "hung": bool(hangs),
         "odd_stacks": [{"rank": rank, "node": where.get(rank), "frame": frame, "others_in": common}
@@ -124,22 +255,36 @@ def _headline(odd, hangs, odd_stack, where, common, stragglers):
     return "; ".join(parts) or "no rank stands out: RAS's counts agree, the stacks agree and no node is slow"
 
 
+def _md(value, limit=MAX_TEXT):
+    """Text as one Markdown line or table cell: one bounded line, secrets masked, with Markdown's and HTML's
+    markup characters escaped so that node text is shown, never rendered."""
+    return _MARKDOWN.sub(r"\\\1", _text("-" if value is None else value, limit))
+
+
+def _line(text):
+    """Every line of the page goes out through here: one line, at most MAX_LINE characters."""
+    return safe_text.one_line(text, MAX_LINE)
+
+
 def text(summary):
     """The summary as a page for the engineer (Markdown)."""
-    lines = ["# Evidence of job %s" % (summary["job"] or "(unknown)"), ""]
+    lines = ["# Evidence of job %s" % _md(summary.get("job") or "(unknown)", 100), ""]
     if summary.get("standins"):
         lines += ["Gathered from the sandbox: the job, NCCL RAS and the GPU tools are STAND-INs.", ""]
-    lines += [summary["headline"], ""]
-    if summary["findings"]:
+    lines += [_md(summary["headline"], MAX_LINE), ""]
+    if summary.get("findings"):
         lines += ["## Findings", ""]
-        lines += ["- %s %s %s: %s" % (item["severity"], item.get("host") or fd.CLUSTER, item["component"],
-                                      safe_text.one_line(item["cause"], 500)) for item in summary["findings"]]
+        lines += ["- %s %s %s: %s" % (_md(item.get("severity"), 10), _md(item.get("host") or fd.CLUSTER, 100),
+                                      _md(item.get("component"), 20), _md(item.get("cause"), MAX_CAUSE))
+                  for item in summary["findings"]]
         lines.append("")
     lines += ["## Nodes", "", "| node | ranks | RAS | gathered | lacking |", "|---|---|---|---|---|"]
-    for node in summary["nodes"]:
-        lacking = "; ".join("%s: %s" % (part, " ".join(reasons)[:200]) for part, reasons in sorted(node["lacking"].items()))
+    for node in summary.get("nodes") or []:
+        lacking = "; ".join("%s: %s" % (part, " ".join(safe_text.to_text(r) for r in reasons or [])[:200])
+                            for part, reasons in sorted((node.get("lacking") or {}).items()))
         lines.append("| %s | %s | %s | %s | %s |" % (
-            node["host"], " ".join(str(r) for r in node["ranks"]) or "-", node.get("ras", "-"),
-            "yes" if node["gathered"] else "no: %s" % node.get("reason", "nothing of the job runs there"),
-            safe_text.one_line(lacking, 600) or "-"))
-    return "\n".join(lines) + "\n"
+            _md(node.get("host"), 100), _md(" ".join(str(r) for r in node.get("ranks") or []) or "-", 200),
+            _md(node.get("ras", "-"), 40),
+            "yes" if node.get("gathered") else "no: %s" % _md(node.get("reason", "nothing of the job runs there")),
+            _md(lacking or "-", 600)))
+    return "\n".join(_line(line) for line in lines) + "\n"

@@ -27,3 +27,16 @@ def test_late_busy_that_is_no_list_of_findings_is_one_line(late):
     with pytest.raises(AnsibleFilterError) as err:
         DIAGNOSE["_diagnose_add_fabric"]([], PASSED, ["n0"], ["n0"], late_busy=late)
     assert str(err.value) == "_diagnose_add_fabric: late_busy expects a list of findings"
+
+
+def test_the_job_summary_filters_turn_a_wrong_shaped_node_result_into_one_line_naming_it():
+    ok = {"job": "7", "archive": "/var/tmp/a.tar.gz", "ranks": [{"rank": 0, "frame": "f"}], "parts": {},
+          "ras": {"state": "ok", "odd_ranks": []}}
+    results = {"n0": ok, "n1": ["not", "a", "mapping"], "n2": dict(ok, ras={"state": "x\n# forged heading"})}
+    summary = DIAGNOSE["_diagnose_job_summary"](results, ["n0", "n1", "n2"])
+    assert [(n["host"], n["gathered"]) for n in summary["nodes"]] == [("n0", True), ("n1", False), ("n2", True)]
+    assert "n1: evidence result is not a mapping (list)" in [f["cause"] for f in summary["findings"]]
+    page = DIAGNOSE["_diagnose_job_text"](summary)
+    assert "\n# forged" not in page and "| n2 | 0 | x\\\\n\\# forged heading | yes | - |" in page
+    with pytest.raises(AnsibleFilterError, match="^_diagnose_job_summary: expects"):
+        DIAGNOSE["_diagnose_job_summary"]([results], ["n0"])
