@@ -27,7 +27,8 @@ description:
   - Changes nothing.
 options:
   timeout_s:
-    description: Seconds to wait for RAS to connect and answer each status.
+    description: Seconds for each status, from the connect to its last byte, however slowly RAS sends it
+      (the job writes RAS's answers; one later than this is RV(state) C(unknown)).
     type: float
     default: 30
   ras_wait_s:
@@ -88,7 +89,8 @@ EXAMPLES = r"""
 RETURN = r"""
 state:
   description: C(none) (no NCCL job with RAS on the node), C(ok), C(hang) (a hang was judged), C(faulty)
-    (a dead, unreachable or failing rank) or C(unknown) (RAS answered, but not with a status this module reads).
+    (a dead, unreachable or failing rank) or C(unknown) (the job could not be checked, as RAS answered but not
+    as RAS does, too late, too large, too deep or with a field out of range; RV(reason) names it).
   returned: always
   type: str
   sample: hang
@@ -125,14 +127,19 @@ inspector:
   contains:
     files: {description: The files read., type: int}
     stale_files: {description: Files left out as not rewritten for O(inspector_stale_s)., type: int}
+    skipped_files:
+      description: Entries left out as no Inspector file (a link, FIFO, device, socket or directory, none of
+        which is followed or opened), or as changed while read (the next read has it).
+      type: int
     skipped_lines: {description: "Lines that did not parse (a file is rewritten in place: one may be cut short).", type: int}
     bandwidth:
       description: Per job, communicator, collective and message-size bucket, the median bus bandwidth (GB/s) of
         the node's GPUs.
       type: list
       elements: dict
-  sample: {"files": 8, "stale_files": 0, "skipped_lines": 0, "bandwidth": [{"job": "4242", "comm": "DP Group 0",
-           "collective": "AllReduce", "message_size": "4-5GB", "gbs": 181.2}]}
+  sample: {"files": 8, "stale_files": 0, "skipped_files": 0, "skipped_lines": 0,
+           "bandwidth": [{"job": "4242", "comm": "DP Group 0", "collective": "AllReduce", "message_size": "4-5GB",
+                          "gbs": 181.2}]}
 reason:
   description: Why no status could be judged (RV(state) C(none) or C(unknown)).
   returned: when RV(state) is C(none) or C(unknown)
@@ -156,27 +163,39 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ins
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 
+def _could_not_check(reason, job, reads):
+    return {"state": "unknown", "reason": "could not check the job: %s" % safe_text.one_line(reason, 500), "job": job,
+            "communicators": [], "verdicts": [], "findings": [], "reads": reads}
+
+
 def watch(params, clock=time.monotonic, sleep=time.sleep, ask=nccl_ras.status):
-    """The module's result (without msg): the statuses read over watch_s, judged."""
+    """The module's result (without msg): the statuses read over watch_s, judged.
+
+    The job writes RAS's answers: one RAS does not give (too slow, too large, malformed) is the
+    state unknown with the reason, never a traceback."""
     judge = nccl_ras.HangWatch(threshold_s=params["hang_threshold_s"], names=params["names"])
     started, reads, verdicts, comms, job, version = clock(), 0, [], [], None, None
     while True:
         try:
             doc = ask(host=params["host"], port=params["port"], timeout=params["timeout_s"],
                       wait_s=params["ras_wait_s"])
-        except nccl_ras.RasError as exc:
+        except nccl_ras.NoRas as exc:
             if reads == 0:
-                refused = str(exc).startswith("no NCCL RAS service")
-                return {"state": "none" if refused else "unknown", "reason": str(exc), "job": None,
+                return {"state": "none", "reason": str(exc), "job": None,
                         "communicators": [], "verdicts": [], "findings": [], "reads": 0}
             break  # the job ended while watched: judge what was read
+        except nccl_ras.RasError as exc:
+            if reads == 0:
+                return _could_not_check(exc, None, 0)
+            break
+        except Exception as exc:  # pylint: disable=broad-except
+            return _could_not_check("%s: %s" % (type(exc).__name__, exc), job, reads)
         try:
             comms = nccl_ras.snapshot(doc)
         except ValueError as exc:
-            return {"state": "unknown", "reason": "NCCL RAS's status: %s" % exc, "job": job,
-                    "communicators": [], "verdicts": [], "findings": [], "reads": reads + 1}
+            return _could_not_check("NCCL RAS's status: %s" % exc, job, reads + 1)
         reads += 1
-        version = safe_text.one_line(doc.get("nccl_version", "")) or None
+        version = safe_text.one_line(doc.get("nccl_version", ""), 100) or None
         if job is None:
             job = nccl_ras.slurm_job_of([rank["pid"] for comm in comms for rank in comm["ranks"]])
         now = clock()

@@ -8,7 +8,9 @@ polls); between polls RAS's event stream (NCCL 2.29 and later) is read, so that 
 named within a second of RAS knowing it, not at the next poll. A dead peer stays named until the
 job ends (RAS stops answering) or for hold_s. Where the job runs NCCL Inspector, each poll also
 reads its files and publishes the node's bandwidth, which Prometheus compares across the job's
-nodes (the straggler alert). Plain Python (no ansible import): the agent runs it.
+nodes (the straggler alert). The job writes what RAS answers and what Inspector files hold: an answer
+the watch cannot read is recorded (could not check the job), told once, and the watch carries on.
+Plain Python (no ansible import): the agent runs it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,13 +20,15 @@ __metaclass__ = type
 import select
 import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text, safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector, nccl_ras
 
 FAMILIES = (
     ("gpudirect_job_watch_info", "gauge", "Always 1; the label says whether RAS is a stand-in"),
     ("gpudirect_job_watch_last_poll_timestamp_seconds", "gauge", "When NCCL RAS was last asked (Unix time)"),
     ("gpudirect_job_ras_up", "gauge", "1 when an NCCL job's RAS service answered the last poll (0: no NCCL job)"),
+    ("gpudirect_job_watch_check_failed", "gauge",
+     "1 when the last poll could not check the job: RAS answered too late, too much, or not as RAS does"),
     ("gpudirect_job_events_read", "gauge", "1 when RAS's event stream is read (NCCL 2.29 and later)"),
     ("gpudirect_job_stalled_seconds", "gauge",
      "Seconds since any rank of the communicator issued a collective, while its ranks disagree"),
@@ -41,6 +45,9 @@ FAMILIES = (
 _BY_KIND = {"hang": "gpudirect_job_hang", "dead_rank": "gpudirect_job_dead_rank",
             "dead_peer": "gpudirect_job_dead_rank", "unresponsive_rank": "gpudirect_job_unresponsive_rank",
             "rank_error": "gpudirect_job_rank_error"}
+# the event stream names each dead peer it reports: a stream that reports thousands is not believed
+# beyond these (the oldest go first)
+MAX_DEAD_PEERS = 256
 
 
 class JobWatch(object):
@@ -57,16 +64,40 @@ class JobWatch(object):
         self.ras_up, self.job = False, None
         self.verdicts, self.stalled, self.dead_peers = [], {}, {}
         self.reported = set()
+        # why the last poll could not check the job (None: it could, or no job runs), and whether told
+        self.problem, self.problem_told = None, False
 
     def poll(self):
-        """Ask RAS once, and read the Inspector files; True when a job answered."""
+        """Ask RAS once, and read the Inspector files; True when a job answered. Never raises for what
+        the job wrote: the failure is recorded (self.problem) and the next poll tries again."""
+        try:
+            return self._poll()
+        except Exception as exc:  # pylint: disable=broad-except
+            self.failed(exc)
+            return False
+
+    def failed(self, exc):
+        """Record that the job could not be checked; no verdict stands on an answer not read."""
+        if isinstance(exc, nccl_ras.RasError):
+            why = str(exc)
+        elif isinstance(exc, ValueError):
+            why = "NCCL RAS's status: %s" % exc
+        else:
+            why = "%s: %s" % (type(exc).__name__, exc)
+        self._job_ended()
+        self.problem = safe_text.one_line(why, 500)
+
+    def _poll(self):
         if self.inspector_dir:
-            self.inspector = nccl_inspector.read_dir(self.inspector_dir, self.inspector_stale_s)
+            try:
+                self.inspector = nccl_inspector.read_dir(self.inspector_dir, self.inspector_stale_s)
+            except Exception:  # pylint: disable=broad-except
+                self.inspector = None  # no bandwidth published: files it cannot read are no RAS failure
         try:
             comms = nccl_ras.snapshot(self.status(port=self.port, timeout=10.0))
-        except (nccl_ras.RasError, ValueError):
-            # no job (nothing answers), or not a status the watch reads: either way no verdict stands
-            self._job_ended()
+        except nccl_ras.NoRas:
+            self._job_ended()  # no job: nothing to check, nothing failed
+            self.problem, self.problem_told = None, False
             return False
         now = self.clock()
         self.ras_up = True
@@ -82,6 +113,7 @@ class JobWatch(object):
                 self.monitor = self.open_monitor(port=self.port, timeout=10.0)
             except nccl_ras.RasError:
                 self.monitor_refused = True  # an NCCL before 2.29: the status's missing ranks still tell
+        self.problem, self.problem_told = None, False
         return True
 
     def _job_ended(self):
@@ -102,12 +134,14 @@ class JobWatch(object):
             left = end - self.clock()
             if left <= 0:
                 return False
-            ready, _w, _x = select.select([self.monitor], [], [], left)
-            if not ready:
-                return False
             try:
+                ready, _w, _x = select.select([self.monitor], [], [], left)
+                if not ready:
+                    return False
                 events = self.monitor.read(wait_s=0.0)
-            except nccl_ras.RasError:
+            except Exception:  # pylint: disable=broad-except
+                # RAS closed the stream (the job ended), or sent one the watch cannot read: the next
+                # poll asks again
                 self.monitor.close()
                 self.monitor = None
                 return False
@@ -115,22 +149,35 @@ class JobWatch(object):
             for event in events:
                 verdict = nccl_ras.dead_peer(event, self.names, self.job)
                 if verdict:
-                    self.dead_peers[verdict["finding"]["cause"]] = (verdict, self.clock())
+                    self._dead_peer(verdict)
                     died = True
             if died:
                 return True
+
+    def _dead_peer(self, verdict):
+        key = verdict["finding"]["cause"]
+        self.dead_peers[key] = (verdict, self.clock())
+        if len(self.dead_peers) > MAX_DEAD_PEERS:
+            oldest = min(self.dead_peers, key=lambda k: self.dead_peers[k][1])
+            del self.dead_peers[oldest]
 
     def current(self):
         return self.verdicts + [verdict for verdict, _since in self.dead_peers.values()]
 
     def news(self):
-        """One line for each verdict not told before."""
+        """One line for each verdict not told before, and one when the job could not be checked (once,
+        until a poll checks it again: a job that keeps answering badly does not fill the journal)."""
         lines = []
+        if self.problem and not self.problem_told:
+            self.problem_told = True
+            lines.append("could not check the job: %s" % self.problem)
+        current = set()
         for verdict in self.current():
             key = (verdict["kind"], verdict["comm"], tuple(verdict["ranks"]), tuple(verdict["hosts"]))
+            current.add(key)
             if key not in self.reported:
-                self.reported.add(key)
                 lines.append("%s: %s" % (verdict["kind"], verdict["finding"]["cause"]))
+        self.reported = current  # what no longer stands is forgotten: the set stays as small as the verdicts
         return lines
 
     def metrics(self, now_wall, standins=False):
@@ -138,6 +185,7 @@ class JobWatch(object):
         out["gpudirect_job_watch_info"].append(((("standins", "true" if standins else "false"),), 1))
         out["gpudirect_job_watch_last_poll_timestamp_seconds"].append(((), float(round(now_wall, 3))))
         out["gpudirect_job_ras_up"].append(((), self.ras_up))
+        out["gpudirect_job_watch_check_failed"].append(((), self.problem is not None))
         out["gpudirect_job_events_read"].append(((), self.monitor is not None))
         job = self.job or ""
         for comm, stalled in sorted(self.stalled.items()):

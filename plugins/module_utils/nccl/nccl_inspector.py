@@ -9,7 +9,9 @@ for each communicator, collective, message-size bucket and algorithm/protocol, t
 bandwidth (nccl_bus_bandwidth_gbs, GB/s) and the mean execution time of the collectives completed in
 that interval [NCCL plugins/profiler/inspector/inspector_prom.cc]. The files have no HELP or TYPE
 lines and no timestamps, label values are written unescaped, and a file is rewritten in place, so a
-reader may see half of one: a line that does not parse is counted and skipped, never the file.
+reader may see half of one: a line that does not parse, or that no newline ends yet, is counted and
+skipped, never the file. The job writes the directory: only regular files in it are read (no link
+followed, no FIFO or device opened), each up to a size bound, and labels are parsed in one pass.
 
 Across the job's nodes, for each (job, communicator, collective, size bucket), a node is slow in an
 interval when its bandwidth is below `ratio` of the nodes' median and below the median by more than
@@ -22,10 +24,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import glob
+import fnmatch
 import math
 import os
 import re
+import stat
 import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
@@ -39,9 +42,13 @@ LABELS = ("version", "slurm_job_id", "node", "gpu", "comm_name", "n_nodes", "nra
           "message_size", "algo_proto")
 # a normal distribution's MAD times this is its standard deviation
 MAD_SCALE = 1.4826
-_LINE = re.compile(r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)\{(?P<labels>.*)\}\s+(?P<value>\S+)\s*$")
-# a label's value runs to the quote that precedes the next label or the end: Inspector does not escape
-_LABEL = re.compile(r'(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)="(?P<value>.*?)"(?=,[a-zA-Z_][a-zA-Z0-9_]*="|$)')
+_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*\Z")
+_KEY = re.compile(r'[a-zA-Z_][a-zA-Z0-9_]*="')
+# a label's value runs to the quote that precedes the next label or the end: Inspector does not escape.
+# Each search starts where the last one ended and each try is bounded by a run of name characters
+# that no other try reads: linear in the labels' length, however they are built.
+_VALUE_END = re.compile(r'",(?=[a-zA-Z_][a-zA-Z0-9_]*=")')
+FILES = "nccl_inspector_metrics_*.prom"
 
 
 # Inspector raises a shorter dump interval to this in its Prometheus mode [inspector_prom.cc]
@@ -66,30 +73,68 @@ def profiler_env(env, library, dump_dir, interval_s=MIN_INTERVAL_S, displace=Fal
             "NCCL_INSPECTOR_DUMP_DIR": dump_dir}, None
 
 
+def labels(text):
+    """{key: value} of a label list as Inspector writes it (values unescaped); None where it is not one."""
+    out, pos, end = {}, 0, len(text)
+    while pos < end:
+        key = _KEY.match(text, pos)
+        if not key:
+            return None
+        start = key.end()
+        stop = _VALUE_END.search(text, start)
+        if stop:
+            out[key.group()[:-2]] = text[start:stop.start()]
+            pos = stop.end()
+        elif text.endswith('"') and end - 1 >= start:
+            out[key.group()[:-2]] = text[start:end - 1]
+            pos = end
+        else:
+            return None
+    return out
+
+
+def _sample(line):
+    """(metric, labels, value text) of a line name{labels} value; None where it is not one."""
+    brace, close = line.find("{"), line.rfind("}")
+    if brace < 0 or close < brace:
+        return None
+    name, rest = line[:brace], line[close + 1:]
+    if not _NAME.match(name) or not rest[:1].isspace() or len(rest.split()) != 1:
+        return None
+    found = labels(line[brace + 1:close])
+    if found is None:
+        return None
+    return name, found, rest.strip()
+
+
 def parse(text):
     """(samples, lines skipped) from one Inspector file; a sample is {metric, labels, value}.
 
-    Skipped: a line cut short, a metric Inspector does not write, a value that is not a finite
-    number of zero or more."""
+    Skipped: a line cut short (the last one, where no newline ends it: Inspector may be writing it,
+    and "180.25" caught as "18" is no bandwidth), a metric Inspector does not write, a value that is
+    not a finite number of zero or more."""
     samples, skipped = [], 0
-    for line in text.splitlines():
+    lines = text.split("\n")
+    if lines[-1].strip():
+        skipped += 1
+    for line in lines[:-1]:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        match = _LINE.match(line)
-        if not match or match.group("name") not in METRICS:
+        found = _sample(line)
+        if not found or found[0] not in METRICS:
             skipped += 1
             continue
-        labels = dict((m.group("key"), m.group("value")) for m in _LABEL.finditer(match.group("labels")))
+        name, labels_, value_text = found
         try:
-            value = float(match.group("value"))
+            value = float(value_text)
         except ValueError:
             skipped += 1
             continue
-        if not math.isfinite(value) or value < 0 or "collective" not in labels and "p2p_operation" not in labels:
+        if not math.isfinite(value) or value < 0 or "collective" not in labels_ and "p2p_operation" not in labels_:
             skipped += 1
             continue
-        samples.append({"metric": match.group("name"), "labels": labels, "value": value})
+        samples.append({"metric": name, "labels": labels_, "value": value})
     return samples, skipped
 
 
@@ -143,28 +188,87 @@ def slow_nodes(interval, min_nodes=4, ratio=0.85, mad_k=3.0):
     return out
 
 
-def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024):
-    """The node's bandwidth from the Inspector files in directory: {files, stale_files, skipped_lines,
-    bandwidth: [{job, comm, collective, message_size, gbs}]}; a file not rewritten for stale_s is left out."""
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _changed(before, after):
+    return (before.st_ino, before.st_size, before.st_mtime_ns) != (after.st_ino, after.st_size, after.st_mtime_ns)
+
+
+def read_file(name, dir_fd, max_bytes):
+    """The text of a regular file directly in the directory dir_fd (its first max_bytes); None for
+    anything else, a link included, and for a file that changed while read (the next read has it).
+
+    O_NOFOLLOW: a link is not followed, in the directory or out of it; O_NONBLOCK: a FIFO does not
+    block the open (and is then refused as not regular: the file may have been swapped since the
+    caller's lstat)."""
+    try:
+        fd = os.open(name, _OPEN_FLAGS, dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        before = os.fstat(fd)
+        if not stat.S_ISREG(before.st_mode):
+            return None
+        chunks, size = [], 0
+        while size < max_bytes:
+            chunk = os.read(fd, min(1024 * 1024, max_bytes - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if _changed(before, os.fstat(fd)):
+            return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024, max_files=1024):
+    """The node's bandwidth from the Inspector files in directory: {files, stale_files, skipped_files,
+    skipped_lines, bandwidth: [{job, comm, collective, message_size, gbs}]}; a file not rewritten for
+    stale_s is left out, and so is what is not a regular file, a file changed while read, and the
+    files past max_files (skipped_files)."""
     now = time.time() if now is None else now
-    samples, files, stale, skipped = [], 0, 0, 0
-    for path in sorted(glob.glob(os.path.join(directory, "nccl_inspector_metrics_*.prom"))):
-        try:
-            if now - os.stat(path).st_mtime > stale_s:
+    samples, files, stale, skipped, skipped_files = [], 0, 0, 0, 0
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        dir_fd = None
+    try:
+        names = sorted(fnmatch.filter(os.listdir(dir_fd), FILES)) if dir_fd is not None else []
+    except OSError:
+        names = []
+    try:
+        skipped_files += max(0, len(names) - max_files)
+        for name in names[:max_files]:
+            try:
+                info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except OSError:
+                info = None
+            if info is None or not stat.S_ISREG(info.st_mode):
+                skipped_files += 1  # a link, device, FIFO or socket is not even opened
+                continue
+            if now - info.st_mtime > stale_s:
                 stale += 1
                 continue
-            with open(path, "rb") as handle:
-                text = handle.read(max_bytes).decode("utf-8", "replace")
-        except (IOError, OSError):
-            stale += 1
-            continue
-        found, bad = parse(text)
-        samples += found
-        skipped += bad
-        files += 1
+            text = read_file(name, dir_fd, max_bytes)
+            if text is None:
+                skipped_files += 1
+                continue
+            found, bad = parse(text)
+            samples += found
+            skipped += bad
+            files += 1
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
     bandwidth = [{"job": key[0], "comm": key[1], "collective": key[2], "message_size": key[3], "gbs": value}
                  for key, value in sorted(node_bandwidths(samples).items())]
-    return {"files": files, "stale_files": stale, "skipped_lines": skipped, "bandwidth": bandwidth}
+    return {"files": files, "stale_files": stale, "skipped_files": skipped_files, "skipped_lines": skipped,
+            "bandwidth": bandwidth}
 
 
 class StragglerWatch(object):

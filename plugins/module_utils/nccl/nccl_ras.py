@@ -19,6 +19,11 @@ considered_dead). A status alone can read fine while a job hangs [NCCL issue 173
 is the counts over time: the ranks disagree and none moves for longer than a threshold [Ray's NCCL
 RAS hang detector]. The rank whose count differs from the others' is the one the job waits for.
 
+The job itself writes what RAS answers: an exchange has one deadline (however slowly the answer
+comes), a line, an answer, its nesting and its number of items are bounded before anything is
+built, and each number read is checked finite and in range. What breaks a bound is a RasError or a
+ValueError naming it in one line, never a traceback; the judgments are linear in the ranks.
+
 Plain Python (no ansible import): the node health agent ships it.
 """
 
@@ -27,7 +32,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import math
+import re
 import socket
+import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
@@ -39,39 +47,77 @@ ARGUMENT_SPEC = dict(
     port=dict(type="int", default=PORT),
 )
 PROTOCOL = 2
+# The job writes what RAS answers: every answer is bounded before it is believed.
 # a status of a few thousand ranks is a few MB; more than this is not RAS
 MAX_STATUS_BYTES = 64 * 1024 * 1024
 MAX_EVENT_BYTES = 64 * 1024
+MAX_LINE_BYTES = 4096
+# a status nests 6 deep (document, communicators, communicator, ranks, rank, counts)
+MAX_DEPTH = 32
+# values and containers: about 25 a rank, so room for 160,000 ranks
+MAX_ITEMS = 4000000
+# NCCL's ranks, sizes, pids and errors are 32-bit ints; its counts are 64-bit
+INT32 = 2 ** 31 - 1
+INT64 = 2 ** 63 - 1
 # ncclResult_t: success, and "in progress" (a non-blocking communicator still initializing)
 RESULT_OK = (0, 7)
+# an escape, then a string without them; an unterminated string runs to the end (the optional
+# closing quote makes every try a match, so no try is repeated: linear on any text)
+_ESCAPE = re.compile(r"\\.", re.S)
+_STRING = re.compile(r'"[^"]*"?')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 class RasError(Exception):
     """RAS cannot be asked, or did not answer as RAS does: one line for the user."""
 
 
-def _readline(sock, limit=4096):
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = sock.recv(1)
-        if not chunk:
-            break
-        data += chunk
-        if len(data) > limit:
-            raise RasError("the answer is not a RAS line (over %d bytes without a newline)" % limit)
-    return data.decode("utf-8", "replace").strip()
+class NoRas(RasError):
+    """Nothing answers on RAS's port: no NCCL job runs here (no fault)."""
+
+
+def loads(text, max_depth=MAX_DEPTH, max_items=MAX_ITEMS):
+    """JSON text parsed, once its shape is known to be within max_depth and max_items; ValueError
+    otherwise (json's own parser recurses per level and builds everything before anything is checked)."""
+    # escapes are read left to right as JSON does, so what is left of a string holds no quote
+    skeleton = _STRING.sub('""', _ESCAPE.sub("", text))
+    items = skeleton.count(",") + skeleton.count("[") + skeleton.count("{")
+    if items > max_items:
+        raise ValueError("it holds over %d items" % max_items)
+    depth = 0
+    for char in _NOT_BRACKET.sub("", skeleton):
+        if char in "[{":
+            depth += 1
+            if depth > max_depth:
+                raise ValueError("it is nested deeper than %d" % max_depth)
+        else:
+            depth -= 1
+    try:
+        return json.loads(text)
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise ValueError("it is nested deeper than %d" % max_depth)
+
+
+def _seconds(value):
+    return "%g" % value
 
 
 class Connection(object):
-    """One connection to RAS, handshake done; raises RasError naming the address."""
+    """One connection to RAS, handshake done; raises RasError naming the address.
+
+    Every exchange shares one deadline, timeout seconds from the connect: a server that trickles a
+    byte at a time cannot hold the client past it."""
 
     def __init__(self, host="127.0.0.1", port=PORT, timeout=10.0):
-        self.where = "%s:%s" % (host, port)
+        self.where, self.timeout = "%s:%s" % (host, port), timeout
+        self.deadline = time.monotonic() + timeout
         try:
             self.sock = socket.create_connection((host, port), timeout=timeout)
+        except socket.timeout:
+            raise RasError("NCCL RAS at %s did not accept a connection within %s s" % (self.where, _seconds(timeout)))
         except OSError as exc:
-            raise RasError("no NCCL RAS service at %s (%s): no NCCL job runs here, or it set NCCL_RAS_ENABLE=0"
-                           % (self.where, exc.strerror or exc))
+            raise NoRas("no NCCL RAS service at %s (%s): no NCCL job runs here, or it set NCCL_RAS_ENABLE=0"
+                        % (self.where, exc.strerror or exc))
         try:
             answer = self.ask("CLIENT PROTOCOL %d" % PROTOCOL)
         except BaseException:
@@ -81,19 +127,48 @@ class Connection(object):
             self.close()
             raise RasError("%s is not NCCL RAS: it answered %r to the handshake" % (self.where, answer[:80]))
 
-    def ask(self, line):
+    def _until_deadline(self):
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout()
+        self.sock.settimeout(left)
+
+    def recv(self, size):
+        """Up to size bytes, within the deadline; b"" when RAS closed."""
+        self._until_deadline()
+        return self.sock.recv(size)
+
+    def exchange(self, line, read):
+        """Send line, then read(self) its answer; the errors of both as RasError."""
         try:
+            self._until_deadline()
             self.sock.sendall(line.encode("ascii") + b"\n")
-            return _readline(self.sock)
+            return read(self)
         except socket.timeout:
-            raise RasError("NCCL RAS at %s did not answer %r in time" % (self.where, line))
+            raise RasError("NCCL RAS at %s did not answer %r within %s s" % (self.where, line, _seconds(self.timeout)))
         except OSError as exc:
             raise RasError("NCCL RAS at %s: %s" % (self.where, exc.strerror or exc))
+
+    def ask(self, line):
+        return self.exchange(line, lambda conn: conn.readline())
+
+    def readline(self, limit=MAX_LINE_BYTES):
+        # a byte at a time: what follows the line (a status, events) stays in the socket
+        data = bytearray()
+        while not data.endswith(b"\n"):
+            chunk = self.recv(1)
+            if not chunk:
+                break
+            data += chunk
+            if len(data) > limit:
+                raise RasError("the answer is not a RAS line (over %d bytes without a newline)" % limit)
+        return data.decode("utf-8", "replace").strip()
 
     def command(self, line, too_old):
         answer = self.ask(line)
         if answer.upper() != "OK":
-            raise RasError("NCCL RAS at %s refused %r (%s): %s" % (self.where, line, answer[:80], too_old))
+            raise RasError("NCCL RAS at %s refused %r (%s): %s" % (self.where, line, safe_text.one_line(answer, 80),
+                                                                  too_old))
 
     def close(self):
         try:
@@ -102,38 +177,37 @@ class Connection(object):
             pass
 
 
+def _read_all(conn):
+    chunks, size = [], 0
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_STATUS_BYTES:
+            raise RasError("NCCL RAS at %s sent over %d bytes of status" % (conn.where, MAX_STATUS_BYTES))
+        chunks.append(chunk)
+
+
 def status(host="127.0.0.1", port=PORT, timeout=10.0, wait_s=None):
     """The job's status as RAS reports it (the JSON document, parsed); raises RasError.
 
+    timeout: seconds for the whole exchange, connect to the status's last byte.
     wait_s: how long RAS waits for the job's other processes (its TIMEOUT; NCCL's default is 5 s)."""
     conn = Connection(host, port, timeout)
     try:
         if wait_s is not None:
             conn.command("TIMEOUT %d" % int(wait_s), "an NCCL release without the TIMEOUT command")
         conn.command("SET FORMAT json", "NCCL before 2.28.7 has no JSON status")
-        conn.sock.sendall(b"STATUS\n")
-        chunks, size = [], 0
-        while True:
-            try:
-                chunk = conn.sock.recv(65536)
-            except socket.timeout:
-                raise RasError("NCCL RAS at %s did not finish its status in time" % conn.where)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > MAX_STATUS_BYTES:
-                raise RasError("NCCL RAS at %s sent over %d bytes of status" % (conn.where, MAX_STATUS_BYTES))
-            chunks.append(chunk)
-    except OSError as exc:
-        raise RasError("NCCL RAS at %s: %s" % (conn.where, exc.strerror or exc))
+        data = conn.exchange("STATUS", _read_all)
     finally:
         conn.close()
-    text = b"".join(chunks).decode("utf-8", "replace")
+    text = data.decode("utf-8", "replace")
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError as exc:
-        raise RasError("NCCL RAS at %s sent a status that is not JSON (%s): %s"
-                       % (conn.where, exc, safe_text.one_line(text[:120])))
+        raise RasError("NCCL RAS at %s sent a status that is not JSON as RAS writes it (%s): %s"
+                       % (conn.where, safe_text.one_line(exc, 120), safe_text.one_line(text, 120)))
 
 
 class Monitor(object):
@@ -189,7 +263,7 @@ def split_events(text):
             return events, text, bad
         piece, text = text[:end + 2], text[end + 3:]
         try:
-            event = json.loads(piece)
+            event = loads(piece) if len(piece) <= MAX_EVENT_BYTES else None
         except ValueError:
             bad += 1
             continue
@@ -199,10 +273,40 @@ def split_events(text):
             bad += 1
 
 
-def _number(value, where, kind=int):
+def _shown(value, limit=40):
+    return safe_text.one_line(repr(value), limit)
+
+
+def _number(value, where, low=0, high=INT32):
+    """value as an int within [low, high]; ValueError naming the field otherwise (NaN, an infinity,
+    a fraction, a count below zero or beyond what NCCL can hold are not RAS's)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError("%s is %r, not a number" % (where, value))
-    return kind(value)
+        raise ValueError("%s is %s, not a number" % (where, _shown(value)))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("%s is %s, not a finite number" % (where, value))
+        if not value.is_integer():
+            raise ValueError("%s is %s, not a whole number" % (where, _shown(value)))
+        value = int(value)
+    if not low <= value <= high:
+        raise ValueError("%s is %s, out of range (%d to %d)" % (where, _shown(value), low, high))
+    return value
+
+
+def _object(value, where, default):
+    if value is None:
+        return default
+    if not isinstance(value, dict):
+        raise ValueError("%s is not an object" % where)
+    return value
+
+
+def _list(value, where):
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError("%s is not a list" % where)
+    return value
 
 
 def _flag(value):
@@ -214,8 +318,8 @@ def _rank(rank, at):
     if not isinstance(rank, dict):
         raise ValueError("%s is not an object" % at)
     return {"rank": _number(rank.get("rank"), at + ".rank"),
-            "host": safe_text.one_line(rank.get("host", "unknown")),
-            "pid": _number(rank.get("pid", -1), at + ".pid")}
+            "host": safe_text.one_line(rank.get("host", "unknown"), 255),
+            "pid": _number(rank.get("pid", -1), at + ".pid", low=-1)}
 
 
 def snapshot(doc):
@@ -231,29 +335,30 @@ def snapshot(doc):
         if not isinstance(comm, dict) or not isinstance(comm.get("hash"), str):
             raise ValueError("%s has no hash" % where)
         ranks = []
-        for position, rank in enumerate(comm.get("ranks") or []):
+        for position, rank in enumerate(_list(comm.get("ranks"), where + ".ranks")):
             at = "%s.ranks[%d]" % (where, position)
             entry = _rank(rank, at)
-            counts = rank.get("collective_counts") or {}
-            if not isinstance(counts, dict):
-                raise ValueError("%s.collective_counts is not an object" % at)
-            state = rank.get("status") or {}
+            counts = _object(rank.get("collective_counts"), at + ".collective_counts", {})
+            state = _object(rank.get("status"), at + ".status", {})
             ranks.append(dict(
                 entry,
-                cuda_dev=_number(rank.get("cuda_dev", -1), at + ".cuda_dev"),
-                counts=dict((safe_text.one_line(name), _number(value, "%s.collective_counts.%s" % (at, name)))
+                cuda_dev=_number(rank.get("cuda_dev", -1), at + ".cuda_dev", low=-1),
+                counts=dict((safe_text.one_line(name, 100),
+                             _number(value, "%s.collective_counts.%s" % (at, safe_text.one_line(name, 100)),
+                                     high=INT64))
                             for name, value in counts.items()),
                 error=_number(state.get("async_error", 0), at + ".status.async_error"),
                 init=_number(state.get("init_state", 0), at + ".status.init_state"),
                 aborted=_flag(state.get("abort_flag")),
             ))
         missing = []
-        for position, rank in enumerate(comm.get("missing_ranks") or []):
-            entry = _rank(rank, "%s.missing_ranks[%d]" % (where, position))
-            state = rank.get("status") or {}
+        for position, rank in enumerate(_list(comm.get("missing_ranks"), where + ".missing_ranks")):
+            at = "%s.missing_ranks[%d]" % (where, position)
+            entry = _rank(rank, at)
+            state = _object(rank.get("status"), at + ".status", {})
             missing.append(dict(entry, dead=_flag(state.get("considered_dead")),
                                 unresponsive=_flag(state.get("unresponsive"))))
-        out.append({"hash": safe_text.one_line(comm["hash"]),
+        out.append({"hash": safe_text.one_line(comm["hash"], 100),
                     "size": _number(comm.get("size", len(ranks) + len(missing)), where + ".size"),
                     "ranks": sorted(ranks, key=lambda r: r["rank"]),
                     "missing": sorted(missing, key=lambda r: r["rank"])})
@@ -278,12 +383,34 @@ def odd_ranks(ranks):
     return [rank for key, rank in keyed if key != common]
 
 
-def behind(rank, others):
-    """How the rank's counts differ from the others', as 'AllReduce 1041 where the others reached 1042'."""
+def others_of(ranks, odd):
+    """The ranks not in odd (by identity: comparing rank with rank would grow with the square of them)."""
+    odd_ids = set(id(rank) for rank in odd)
+    return [rank for rank in ranks if id(rank) not in odd_ids]
+
+
+def peaks(others):
+    """{collective: the most any of others issued}, for behind(): read once, not once per odd rank."""
+    peak = {}
+    for other in others:
+        for name, count in other["counts"].items():
+            if count > peak.get(name, 0):
+                peak[name] = count
+            else:
+                peak.setdefault(name, 0)
+    return peak
+
+
+def behind(rank, others, peak=None):
+    """How the rank's counts differ from the others', as 'AllReduce 1041 where the others reached 1042'.
+
+    peak: peaks(others), where the caller judges more than one rank against the same others."""
+    if peak is None:
+        peak = peaks(others)
     parts = []
-    for name in sorted(set(rank["counts"]) | set().union(*[set(o["counts"]) for o in others])):
+    for name in sorted(set(rank["counts"]) | set(peak)):
         mine = rank["counts"].get(name, 0)
-        theirs = max([o["counts"].get(name, 0) for o in others] or [mine])
+        theirs = peak.get(name, 0) if others else mine
         if mine != theirs:
             parts.append("%s %d where the others reached %d" % (name, mine, theirs))
     return ", ".join(parts) or "counts that differ"
@@ -315,9 +442,10 @@ class HangWatch(object):
             odd = odd_ranks(comm["ranks"])
             past["disagree"] = bool(odd)
             if odd and stalled >= self.threshold_s:
-                others = [rank for rank in comm["ranks"] if rank not in odd]
+                others = others_of(comm["ranks"], odd)
+                peak = peaks(others)
                 lagging = "; ".join("rank %d on %s issued %s"
-                                    % (rank["rank"], _name(rank, self.names), behind(rank, others))
+                                    % (rank["rank"], _name(rank, self.names), behind(rank, others, peak))
                                     for rank in odd[:4])
                 if len(odd) > 4:
                     lagging += " (and %d more ranks)" % (len(odd) - 4)
@@ -368,13 +496,13 @@ def dead_peer(event, names=None, job=None):
     if not isinstance(event, dict) or event.get("event") != "PEER_DEAD":
         return None
     peer = event.get("peer") if isinstance(event.get("peer"), dict) else {}
-    host = safe_text.one_line(peer.get("host") or peer.get("addr") or "an unknown peer")
+    host = safe_text.one_line(peer.get("host") or peer.get("addr") or "an unknown peer", 255)
     named = (names or {}).get(host)
     shown = "%s (%s)" % (named, host) if named else host
     pid = peer.get("pid")
     cause = "NCCL RAS reported the process%s on %s dead at %s%s" % (
         " %d" % pid if isinstance(pid, int) and not isinstance(pid, bool) else "", shown,
-        safe_text.one_line(event.get("timestamp", "?")), " (job %s)" % job if job else "")
+        safe_text.one_line(event.get("timestamp", "?"), 64), " (job %s)" % job if job else "")
     return {"kind": "dead_peer", "comm": None, "job": job, "ranks": [], "hosts": [host], "members": [[None, host]],
             "stalled_s": 0,
             "finding": fd.make("job", shown, "fail", cause)}

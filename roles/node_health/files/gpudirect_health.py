@@ -108,17 +108,21 @@ def journal(line, failed=False):
         pass
 
 
-class Stop(Exception):
-    pass
+class Stop(BaseException):
+    """SIGTERM: not an Exception, so that no guard that records failures and carries on keeps it."""
 
 
 def on_term(_signum, _frame):
     raise Stop()
 
 
-def watch_jobs(args, config, files, safe_text, job_watch):
+def watch_jobs(args, config, health_metrics, safe_text, job_watch):
     """The job watch: poll RAS, read its events between polls, write the metrics and tell each new
-    verdict (stdout, which systemd keeps in the journal) until stopped."""
+    verdict (stdout, which systemd keeps in the journal) until stopped.
+
+    The job writes what RAS answers: an answer the watch cannot read is recorded as "could not check
+    the job" (told once, and in the metrics) and the watch carries on; it never exits for one, so
+    systemd never restarts it in a loop."""
     standins = bool(config.get("standins"))
     names = config.get("node_names") if isinstance(config.get("node_names"), dict) else {}
     watch = job_watch.JobWatch(port=args.ras_port, hang_after_s=args.hang_after, names=names,
@@ -127,12 +131,17 @@ def watch_jobs(args, config, files, safe_text, job_watch):
     stop_at = time.monotonic() + args.watch_for if args.watch_for > 0 else None
 
     def publish():
-        for line in watch.news():
-            print("gpudirect-health: job: %s%s" % (line, label), flush=True)
-        if args.textfile_dir:
+        try:
+            lines = watch.news()
+            text = watch.metrics(time.time(), standins) if args.textfile_dir else None
+        except Exception as exc:  # pylint: disable=broad-except
+            watch.failed(exc)
+            lines, text = watch.news(), None
+        for line in lines:
+            print(safe_text.one_line("gpudirect-health: job: %s%s" % (line, label)), flush=True)
+        if text is not None:
             try:
-                files.write_atomic(os.path.join(args.textfile_dir, JOB_METRICS_FILE),
-                                   watch.metrics(time.time(), standins), 0o644)
+                health_metrics.write_textfile(args.textfile_dir, JOB_METRICS_FILE, text)
             except (IOError, OSError) as exc:
                 print("gpudirect-health: --textfile-dir %s: cannot write %s: %s"
                       % (args.textfile_dir, JOB_METRICS_FILE, exc), flush=True)
@@ -140,18 +149,27 @@ def watch_jobs(args, config, files, safe_text, job_watch):
     signal.signal(signal.SIGTERM, on_term)
     try:
         while stop_at is None or time.monotonic() < stop_at:
-            watch.poll()
+            try:
+                watch.poll()
+            except Exception as exc:  # pylint: disable=broad-except
+                watch.failed(exc)
             publish()
             next_poll = time.monotonic() + args.poll
             if stop_at is not None:
                 next_poll = min(next_poll, stop_at)
             while time.monotonic() < next_poll:
-                if watch.wait(next_poll - time.monotonic()):
+                try:
+                    told = watch.wait(next_poll - time.monotonic())
+                except Exception as exc:  # pylint: disable=broad-except
+                    watch.failed(exc)
+                    time.sleep(max(0.0, next_poll - time.monotonic()))
+                    told = True
+                if told:
                     publish()
     except (Stop, KeyboardInterrupt):
         pass
     except Exception as exc:  # pylint: disable=broad-except
-        # a bug or an answer the watch did not expect: one line, and systemd starts the watch again
+        # a bug outside the loop's guards: one line and exit 2, which the unit does not restart
         print(safe_text.one_line("gpudirect-health: job watch stopped: %s: %s" % (type(exc).__name__, exc)), flush=True)
         return 2
     return 0
@@ -166,7 +184,7 @@ def main(argv=None):
             return 2
     sys.path.insert(0, args.lib)
     try:
-        from ansible_collections.gpudirect.gcp.plugins.module_utils.common import files, safe_text
+        from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
         from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, node_health
         from ansible_collections.gpudirect.gcp.plugins.module_utils.health import job_watch, slurm_hook
     except ImportError as exc:
@@ -184,7 +202,7 @@ def main(argv=None):
         return 2
 
     if args.watch_jobs:
-        return watch_jobs(args, config, files, safe_text, job_watch)
+        return watch_jobs(args, config, health_metrics, safe_text, job_watch)
 
     start = time.monotonic()
     timed_out = False
@@ -227,9 +245,9 @@ def main(argv=None):
     verdict = node_health.verdict(result["findings"])
     status = 0
     if args.textfile_dir:
-        path = os.path.join(args.textfile_dir, METRICS_FILE)
         try:
-            files.write_atomic(path, health_metrics.render(result, time.time(), timed_out, standins), 0o644)
+            health_metrics.write_textfile(args.textfile_dir, METRICS_FILE,
+                                          health_metrics.render(result, time.time(), timed_out, standins))
         except (IOError, OSError) as exc:
             print("gpudirect-health: --textfile-dir %s: cannot write %s: %s" % (args.textfile_dir, METRICS_FILE, exc))
             status = 2

@@ -6,13 +6,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
 import time
 
 import pytest
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ras
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_job_status
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_inspector import inspector_file
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_ras_hostile import (  # noqa: F401 pylint: disable=unused-import
+    hostile, once, status_doc, trickle)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run
 from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import (  # noqa: F401 pylint: disable=unused-import
     ras)
@@ -75,7 +79,57 @@ def test_the_nodes_inspector_files_give_its_bandwidth_and_stale_or_cut_files_are
     os.utime(str(old), (time.time() - 600, time.time() - 600))
     (tmp_path / "other.prom").write_text(inspector_file("n1", bandwidth=1.0, gpus=1))
     result = run(nccl_job_status, {"port": 1, "timeout_s": 2, "inspector_dir": str(tmp_path)}, capsys)
-    assert result["inspector"] == {"files": 4, "stale_files": 1, "skipped_lines": 1, "bandwidth": [
+    assert result["inspector"] == {"files": 4, "stale_files": 1, "skipped_files": 0, "skipped_lines": 1, "bandwidth": [
         {"job": "4242", "comm": "DP Group 0", "collective": "AllReduce", "message_size": "4-5GB", "gbs": 180.0}]}
     missing = run(nccl_job_status, {"port": 1, "timeout_s": 2, "inspector_dir": str(tmp_path / "nope")}, capsys)
     assert missing["failed"] and missing["msg"].endswith("nope is not a directory")
+
+
+PARAMS = {"host": "127.0.0.1", "port": 1, "timeout_s": 2, "ras_wait_s": None, "watch_s": 0, "interval_s": 1,
+          "hang_threshold_s": 1, "names": {}}
+
+
+def test_a_deep_status_from_the_job_is_could_not_check_in_one_line(hostile, capsys):
+    server = hostile(status=once(b'{"communicators": ' + b"[" * 100000))
+    result = run(nccl_job_status, {"port": server.port, "timeout_s": 5}, capsys)
+    assert result["state"] == "unknown" and not result.get("failed") and result["findings"] == []
+    assert result["msg"].startswith("unknown: could not check the job: NCCL RAS at 127.0.0.1:%d sent a status that "
+                                    "is not JSON as RAS writes it (it is nested deeper than 32)" % server.port)
+    assert "\n" not in result["msg"]
+
+
+def test_a_trickled_status_is_could_not_check_at_timeout_s(hostile, capsys):
+    server = hostile(status=trickle(b"{" + b" " * 100 + b"}", 0.1))
+    result = run(nccl_job_status, {"port": server.port, "timeout_s": 1}, capsys)
+    assert result["state"] == "unknown" and not result.get("failed")
+    assert result["reason"] == "could not check the job: NCCL RAS at 127.0.0.1:%d did not answer 'STATUS' within 1 s" \
+        % server.port
+
+
+@pytest.mark.parametrize("count", ["NaN", "1e400", "-1"])
+def test_a_count_that_is_no_count_is_could_not_check_naming_the_field(hostile, count, capsys):
+    text = json.dumps(status_doc([0, 1])).replace('"AllReduce": 1001', '"AllReduce": %s' % count)
+    server = hostile(status=once(text.encode()))
+    result = run(nccl_job_status, {"port": server.port, "timeout_s": 5}, capsys)
+    assert result["state"] == "unknown" and not result.get("failed")
+    assert result["reason"].startswith("could not check the job: NCCL RAS's status: "
+                                       "communicators[0].ranks[1].collective_counts.AllReduce is ")
+
+
+def test_an_answer_the_reader_did_not_foresee_is_could_not_check_not_a_traceback():
+    def broken(**_kw):
+        raise OverflowError("cannot convert float infinity to integer")
+    result = nccl_job_status.watch(dict(PARAMS), ask=broken)
+    assert result["state"] == "unknown"
+    assert result["reason"] == "could not check the job: OverflowError: cannot convert float infinity to integer"
+
+
+def test_a_job_that_stops_answering_mid_watch_keeps_what_was_judged(hostile):
+    answers = [status_doc([0, 1])]
+
+    def ask(**_kw):
+        if answers:
+            return answers.pop()
+        raise nccl_ras.RasError("NCCL RAS at h:1 did not answer 'STATUS' within 2 s")
+    result = nccl_job_status.watch(dict(PARAMS, watch_s=5, interval_s=0.01), ask=ask, sleep=lambda s: None)
+    assert result["state"] == "ok" and result["reads"] == 1
