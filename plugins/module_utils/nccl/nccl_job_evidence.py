@@ -825,11 +825,13 @@ def read_ras(params, ask, clock, sleep, bundle):
     odd = []
     for comm in comms:
         strays = nccl_ras.odd_ranks(comm["ranks"])
-        others = [rank for rank in comm["ranks"] if rank not in strays]
+        # by identity, and the others' peaks read once: linear in the ranks whatever the job reports
+        others = nccl_ras.others_of(comm["ranks"], strays)
+        peak = nccl_ras.peaks(others)
         for rank in strays:
             odd.append({"comm": comm["hash"], "rank": rank["rank"], "host": rank["host"],
                         "node": (params["names"] or {}).get(rank["host"], rank["host"]), "counts": rank["counts"],
-                        "behind": nccl_ras.behind(rank, others)})
+                        "behind": nccl_ras.behind(rank, others, peak)})
     return ({"state": "hang" if "hang" in kinds else ("faulty" if kinds else "ok"), "reads": reads,
              "nccl_version": version, "communicators": nccl_ras.summary(comms), "odd_ranks": odd,
              "watched_s": round(clock() - started, 1)}, comms, verdicts)
