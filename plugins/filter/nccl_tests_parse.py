@@ -7,14 +7,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_used, nccl_parse
 
 
 def nccl_tests_parse(data, collective=None):
     # The parser never raises: bad input comes back as ok=false with an error.
     if hasattr(data, "get") and "stdout" in data and "results" not in data:
         data = data.get("stdout") or ""  # a registered command result
-    return nccl_parse.parse(data, collective=collective)
+    res = nccl_parse.parse(data, collective=collective)
+    # what NCCL echoed of its environment, as every other writer shows it (credentials masked)
+    res["env_set"] = dict((nccl_env_used.shown(k), nccl_env_used.shown(v)) for k, v in res["env_set"].items())
+    return res
 
 
 class FilterModule(object):

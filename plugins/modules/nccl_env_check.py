@@ -110,7 +110,17 @@ env:
 import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import check_env, parse_profile
+
+
+def shown_env(env):
+    """An environment as the result shows it: secret names' values and credentials masked, one line each."""
+    return dict((safe_text.one_line(k), safe_text.one_line(v)) for k, v in safe_text.mask_env(env or {}).items())
+
+
+def shown(problems):
+    return [safe_text.one_line(safe_text.mask_text(p)) for p in problems]
 
 
 def main():
@@ -130,7 +140,9 @@ def main():
         required_one_of=[["env", "path"]],
     )
     p = gm.params
-    extra = {}
+    # the arguments as the result echoes them (ansible-core before 2.19 adds them to every result)
+    extra = {"invocation": {"module_args": dict(p, env=shown_env(p["env"]) if p["env"] else p["env"],
+                                                problems=shown(p["problems"]))}}
     if p["path"]:
         try:
             with open(p["path"]) as fh:
@@ -139,15 +151,16 @@ def main():
             gm.fail("cannot read the NCCL env file %s: %s" % (p["path"], exc.strerror or exc),
                     problems=["%s: %s" % (p["path"], exc.strerror or exc)], present=False,
                     read_error=exc.strerror or str(exc))
-        extra = dict(env=p["env"], present=True)
+        extra.update(env=shown_env(p["env"]), present=True)
     try:
         interfaces = sorted(os.listdir(p["sysfs_net"]))
     except OSError as exc:
-        gm.fail("cannot list interfaces in %s: %s" % (p["sysfs_net"], exc))
+        gm.fail("cannot list interfaces in %s: %s" % (p["sysfs_net"], exc), **extra)
     problems = list(p["problems"]) + check_env(p["env"], p["iface_vars"], p["binding_vars"], interfaces,
                                                p["plugin_lib_dir"], p["plugin_library"],
                                                plugin_missing_ok=p["plugin_missing_ok"])
     if problems:
+        problems = shown(problems)
         what = p["path"] or "NCCL environment not written"
         gm.fail("%s: %s" % (what, "; ".join(problems)), problems=problems, interfaces=interfaces, **extra)
     gm.exit(changed=False, problems=[], interfaces=interfaces, **extra)

@@ -234,12 +234,14 @@ topology:
   returned: always
   type: dict
 runs:
-  description: Every mpirun with its command, exit code and cause, parsed rows and output tail.
+  description:
+    - Every mpirun with its command, exit code and cause, parsed rows and output tail.
+    - Credentials are masked in commands, output tails, errors and the environment NCCL echoed (C(********)).
   returned: always
   type: list
   elements: dict
 commands:
-  description: The mpirun argument lists.
+  description: The mpirun argument lists, with the values of secret variables and credentials masked.
   returned: always
   type: list
   elements: list
@@ -252,6 +254,8 @@ nccl_env:
     - C(conflicts) - C({severity, subject, cause}) for a profile value another source overrode (C(warn)), a value
       the family table knows to break the family (C(fail)), C(NCCL_NET) forcing a network NCCL found no device of
       (C(fail)).
+    - Values, the plugin's name and the causes have credentials masked and are one line each; they are compared
+      unmasked.
   returned: always
   type: dict
   sample: {"plugin": "GCP env plugin", "effective": {"NCCL_NET": {"value": "gIB", "passed": null,
@@ -262,7 +266,8 @@ import os
 import pwd
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing, nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_runner import (
     NcclTestsRun, RunnerInputError, read_env_file)
@@ -320,6 +325,16 @@ def build_params(p, euid=None):
     return out
 
 
+def shown_invocation(params):
+    """The module's arguments as its result echoes them (ansible-core before 2.19 adds them to every result):
+    the environment and extra arguments masked, as the result's own env and commands are."""
+    args = dict(params)
+    args["env"] = nccl_report.shown_env(args.get("env") or {})
+    for key in ("mpirun_extra_args", "test_extra_args"):
+        args[key] = safe_text.mask_argv(args.get(key) or [])
+    return {"module_args": args}
+
+
 def run_module(executor=None, euid=None):
     gm = GpuModule(
         dict(
@@ -370,8 +385,8 @@ def run_module(executor=None, euid=None):
                 raise RunnerInputError("run_as: runuser not found on the launcher's PATH")
         result = NcclTestsRun(params, executor=executor).execute(check_mode=gm.check_mode)
     except RunnerInputError as exc:
-        gm.fail(str(exc))
-    gm.exit(changed=False, **result)
+        gm.fail(safe_text.mask_text(str(exc)), invocation=shown_invocation(gm.params))
+    gm.exit(changed=False, invocation=shown_invocation(gm.params), **result)
 
 
 def main():

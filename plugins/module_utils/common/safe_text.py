@@ -42,11 +42,16 @@ SECRET_WORDS = ("TOKEN", "SECRET", "PASSW", "PASSPHRASE", "KEY", "CREDENTIAL", "
                 "SESSION", "PRIVATE", "SIGNATURE", "CERT")
 _SECRET_NAME = re.compile("|".join(SECRET_WORDS), re.I)
 _NOT_SECRET_PREFIXES = ("NCCL_",)
-# values that look like credentials wherever they appear: Google OAuth access tokens, API keys,
-# AWS access keys, GitHub, GitLab and Slack tokens, JWTs, PEM private keys.  A JWT starts a word:
-# tried inside "eyJeyJeyJ...", each try would scan to the token's end (quadratic).
+# values that look like credentials wherever they appear: Google OAuth access and refresh tokens, OAuth
+# client secrets and API keys, AWS access keys, GitHub, GitLab, Slack, Hugging Face and OpenAI-style
+# tokens, JWTs, PEM private keys.  A JWT starts a word: tried inside "eyJeyJeyJ...", each try would
+# scan to the token's end (quadratic).
 _SECRET_VALUE = re.compile(
     r"ya29\.[\w.\-]+"
+    r"|(?<![\w/])1//0[\w\-]{30,}"
+    r"|GOCSPX-[\w\-]{20,}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r"|(?<![\w\-])sk-[\w\-]{20,}"
     r"|AIza[\w\-]{30,}"
     r"|AKIA[0-9A-Z]{16}"
     r"|gh[pousr]_[A-Za-z0-9]{20,}"
@@ -54,13 +59,35 @@ _SECRET_VALUE = re.compile(
     r"|xox[abprs]-[\w\-]+"
     r"|(?<![\w\-])eyJ[\w\-]{8,}\.[\w\-]{8,}\.[\w\-]{8,}"
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)")
-# NAME=value (an environment entry, mpirun's -x NAME=value, --name=value), a header's "Name: value"
-# (a plain word before the colon: "auth.json: No such file" is a path, not a header).  A name starts
-# only where a word starts (the look-behind): tried at every character of a long unbroken token,
-# the pattern would scan to its end each time, a cost that grows with the square of its length.
-_ASSIGNMENT = re.compile(r"(?<![\w.\-])(?P<name>[\w.\-]+)(?P<sep>=)(?P<value>\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
-                         r"|(?<![\w./\-])(?P<hname>[A-Za-z][\w\-]*)(?P<hsep>:\s+)(?P<hvalue>[^\s,;&]+)")
+# NAME=value (an environment entry, mpirun's -x NAME=value, --name=value; "name = value" as config
+# files write it, never "a == b"), a header's "Name: value" (a plain word before the colon:
+# "auth.json: No such file" is a path, not a header), a quoted key of JSON or a Python dict
+# ("access_token": "..."; the quotes are kept so JSON stays JSON).  The name is found first and its
+# value read only when the name is secret: the value of any other name ("--env=HF_TOKEN=x",
+# "Error: token=x") is searched like the rest of the text.  A name starts only where a word starts
+# (the look-behind), a quoted key only at its quote: tried at every character of a long unbroken
+# token, the pattern would scan to its end each time, a cost that grows with the square of its length.
+_NAME = re.compile(r"(?<![\w.\-])(?P<name>[\w.\-]+)(?P<sep>[ \t]+=(?!=)[ \t]*|=[ \t]+(?!=)|=)"
+                   r"|(?<![\w./\-])(?P<hname>[A-Za-z][\w\-]*)(?P<hsep>:\s+)"
+                   r"|(?P<jq>[\"'])(?P<jname>[\w.\-]+)(?P=jq)(?P<jsep>[ \t]*:[ \t]*)")
+_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|[^\s,;&]+")
+_HEADER_VALUE = re.compile(r"[^\s,;&]+")
+_JSON_VALUE = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s,;&}\]]+")
+# the last group of each form of _NAME: (the group holding the name, how its value is read)
+_KINDS = {"sep": ("name", _VALUE.match), "hsep": ("hname", _HEADER_VALUE.match), "jsep": ("jname", _JSON_VALUE.match)}
+# headers whose whole value is the credential, whatever its scheme ("Authorization: token ...",
+# "Cookie: a=1; b=2"): masked to the end of the line or of the quoted argument
+_WHOLE_HEADER = re.compile(r"(?<![\w./\-])(?P<name>(?:proxy-)?authorization|(?:set-)?cookie)(?P<sep>:[ \t]*)"
+                           r"[^\r\n\"'<>]+", re.I)
+# an option of a command line (a PEM key starts with "-" too, and must not pass for one)
+_OPTION = re.compile(r"--?[A-Za-z][\w.\-]*\Z")
 _BEARER = re.compile(r"\b(?P<scheme>Bearer|Basic)\s+[\w.~+/=\-]+", re.I)
+# a URL's user-info: scheme://user:password@host keeps the user, a user-info with no password (a
+# token used as the user name) is masked whole.  The password runs to the last "@" before the path
+# (passwords hold "@").  A scheme starts a word and every scan stops at "/" or a blank, so no try
+# reaches past the next "://".
+_URL_USERINFO = re.compile(r"(?<![\w+.\-])(?P<scheme>[A-Za-z][\w+.\-]*://)(?P<user>[^\s/@:\"'<>]*)"
+                           r"(?P<password>:[^\s/\"'<>]*)?@")
 
 
 def to_text(value):
@@ -128,22 +155,50 @@ def is_secret_name(name):
     return bool(_SECRET_NAME.search(name)) and not name.upper().startswith(_NOT_SECRET_PREFIXES)
 
 
-def _mask_assignment(match):
-    if match.group("name"):
-        name, sep = match.group("name"), match.group("sep")
-    else:
-        name, sep = match.group("hname"), match.group("hsep")
-    if not is_secret_name(name):
+def _mask_assignments(text):
+    out, kept, pos = [], 0, 0  # text[kept:pos] is unchanged, not yet in out
+    search = _NAME.search
+    while True:
+        match = search(text, pos)
+        if not match:
+            break
+        group, read = _KINDS[match.lastgroup]
+        name, pos = match.group(group), match.end()
+        # the value is read only after a secret name: read after every name, "a=a=a=..." is quadratic
+        value = _SECRET_NAME.search(name) and is_secret_name(name) and read(text, pos)
+        if not value:
+            continue
+        value = value.group(0)
+        if match.lastgroup == "jsep" and value[0] in "\"'":
+            masked = value[0] + MASK + value[0]  # JSON stays JSON
+        elif value.startswith(MASK):
+            masked = value  # masked already by a rule before (a header's value up to a quote): the quote stays
+        else:
+            masked = MASK
+        out.append(text[kept:pos])
+        out.append(masked)
+        pos = kept = pos + len(value)
+    out.append(text[kept:])
+    return "".join(out)
+
+
+def _mask_userinfo(match):
+    if match.group("password") is not None:
+        return match.group("scheme") + match.group("user") + ":" + MASK + "@"
+    if not match.group("user"):
         return match.group(0)
-    return name + sep + MASK
+    return match.group("scheme") + MASK + "@"
 
 
 def mask_text(value):
-    """Text with every secret-looking value masked: NAME=value of a secret name, bearer and basic
-    credentials, and values that look like keys or tokens wherever they stand."""
+    """Text with every secret-looking value masked: NAME=value and "name": "value" of a secret name,
+    authorization and cookie headers, bearer and basic credentials, a URL's user-info, and values that
+    look like keys or tokens wherever they stand."""
     text = _SECRET_VALUE.sub(MASK, to_text(value))
+    text = _WHOLE_HEADER.sub(lambda m: m.group("name") + m.group("sep") + MASK, text)
     text = _BEARER.sub(lambda m: m.group("scheme") + " " + MASK, text)
-    return _ASSIGNMENT.sub(_mask_assignment, text)
+    text = _URL_USERINFO.sub(_mask_userinfo, text)
+    return _mask_assignments(text)
 
 
 def mask_argv(argv):
@@ -157,7 +212,7 @@ def mask_argv(argv):
             out.append(MASK)
             hide_next = False
             continue
-        if text.startswith("-") and "=" not in text and is_secret_name(text):
+        if _OPTION.match(text) and is_secret_name(text):
             hide_next = True
             out.append(text)
             continue

@@ -18,6 +18,9 @@ Conflicts, each {severity, subject, cause}:
   - a value the family table knows to break the family silently (fail);
   - NCCL_NET naming a network NCCL found no device of (fail): the job forces a plugin the node cannot use.
 
+Values, the plugin's name and every cause are shown as results and reports show text: credentials masked
+(NCCL_ names are never secret, a value can still carry one) and on one line; they are compared unmasked.
+
 Plain Python with no ansible import: the nccl_tests module runs it on the launcher.
 """
 
@@ -26,9 +29,15 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 
 # what the nccl-tests run sets for its own checks, never the profile's to own
 RUN_OWNED = ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS")
+
+
+def shown(value):
+    """A value as results and reports show it: credentials masked, on one line (None stays None)."""
+    return None if value is None else safe_text.one_line(safe_text.mask_text(value))
 
 
 def used(family, parsed, passed):
@@ -48,33 +57,38 @@ def used(family, parsed, passed):
         else:
             source = "not passed"
         effective[name] = {"value": value, "source": source, "passed": given}
-    return {"effective": effective, "plugin": plugin,
-            "conflicts": conflicts(family, effective, plugin, parsed.get("no_device") or [], passed,
-                                   parsed.get("env_differs") or [])}
+    found = conflicts(family, effective, plugin, parsed.get("no_device") or [], passed, parsed.get("env_differs") or [])
+    return {"effective": dict((shown(name), dict(item, value=shown(item["value"]), passed=shown(item["passed"])))
+                              for name, item in effective.items()),
+            "plugin": shown(plugin), "conflicts": found}
 
 
 def conflicts(family, effective, plugin, no_device, passed, differs=()):
+    """The conflicts of the unmasked values, each written with shown() values."""
     out = []
     for name, item in sorted(effective.items()):
         if name in RUN_OWNED or item["passed"] is None or item["passed"] == item["value"]:
             continue
-        who = ("the environment plugin %s" % plugin) if plugin else "a value the run did not pass (/etc/nccl.conf?)"
-        out.append({"severity": "warn", "subject": name,
-                    "cause": "the profile sets %s, NCCL used %s: %s won" % (item["passed"], item["value"], who)})
+        who = ("the environment plugin %s" % shown(plugin)) if plugin else \
+            "a value the run did not pass (/etc/nccl.conf?)"
+        given, value = shown(item["passed"]), shown(item["value"])
+        what = ("the profile sets %s, NCCL used %s" % (given, value) if given != value else
+                "the profile sets %s, NCCL used another value (they differ only where masked)" % given)
+        out.append({"severity": "warn", "subject": shown(name), "cause": "%s: %s won" % (what, who)})
     for name in sorted(differs):
-        out.append({"severity": "warn", "subject": name, "cause": "ranks of one run read different values"})
+        out.append({"severity": "warn", "subject": shown(name), "cause": "ranks of one run read different values"})
     fam = families.FAMILIES.get(family) or {}
     for name, bad in sorted((fam.get("nccl_env_bad") or {}).items()):
         value = (effective.get(name) or {}).get("value", passed.get(name))
         if value is not None and str(value) == bad["value"]:
             out.append({"severity": "fail", "subject": name,
-                        "cause": "%s=%s %s [%s]" % (name, value, bad["why"], bad["source"])})
+                        "cause": "%s=%s %s [%s]" % (name, shown(value), bad["why"], bad["source"])})
     forced = (effective.get("NCCL_NET") or {}).get("value") or passed.get("NCCL_NET")
     if forced and any(net.lower() == forced.lower() for net in no_device):
         out.append({"severity": "fail", "subject": "NCCL_NET",
                     "cause": "NCCL_NET=%s forces a network NCCL found no device of (NET/%s: No device found): "
                              "the job cannot run where it was placed; run it where the devices are, or let NCCL "
-                             "choose (unset NCCL_NET%s)" % (forced, forced,
+                             "choose (unset NCCL_NET%s)" % (shown(forced), shown(forced),
                                                             ", and NCCL_ENV_PLUGIN=none" if plugin else "")})
     return out
 

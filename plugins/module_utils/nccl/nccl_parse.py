@@ -22,6 +22,8 @@ import json
 import math
 import re
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+
 # One launcher prefix; applied repeatedly because they stack, e.g.
 # "(head, rank=0, pid=3808) [1,0]<stdout>: ...".
 _PREFIX = re.compile(
@@ -377,12 +379,12 @@ def _parse_text(text, collective, res):
             if row is not None and ends_mid_line and number == len(lines) and len(toks) <= _row_width(layout):
                 # every column is there, but the last may have lost its end ("N/A" -> "N/", "148.3" -> "14");
                 # a row followed by more tokens than its layout has was printed whole
-                res["errors"].append("the output ends inside a data row (cut short): %s" % body[:200])
+                res["errors"].append("the output ends inside a data row (cut short): %s" % _said(body, 200))
             elif row is None:
                 # a row cut short (output truncated mid-line) is no measurement: the run is not ok
-                res["errors"].append("unreadable or cut data row: %s" % body[:200])
+                res["errors"].append("unreadable or cut data row: %s" % _said(body, 200))
             elif _non_finite(toks):
-                res["errors"].append("data row with a value that is not a finite number: %s" % body[:200])
+                res["errors"].append("data row with a value that is not a finite number: %s" % _said(body, 200))
             else:
                 res["rows"].append(row)
             continue
@@ -398,7 +400,7 @@ def _parse_text(text, collective, res):
             if "mpirun" in body or "Primary job" in body:
                 mpirun_block = True
             if len(res["errors"]) < 50:
-                res["errors"].append(body[:300])
+                res["errors"].append(_said(body, 300))
             continue
 
 
@@ -489,7 +491,12 @@ def _parse_json(doc, collective, res):
             res["avg_busbw_check"] = "FAILED"
             res["errors"].append("average bus bandwidth below NCCL_TESTS_MIN_BW")
     for err in doc.get("errors") or []:
-        res["errors"].append(str(err)[:300])
+        res["errors"].append(_said(err, 300))
+
+
+def _said(text, limit):
+    """Output quoted in an error: masked before it is cut (a cut credential no longer looks like one)."""
+    return safe_text.mask_text(text)[:limit]
 
 
 def _finish(res):
@@ -520,6 +527,8 @@ def _finish(res):
         res["errors"].append("no result rows found")
         failure.append("no rows")
     res["ok"] = not failure
+    # quoted output: credentials masked, one line each
+    res["errors"] = [safe_text.one_line(safe_text.mask_text(e)) for e in res["errors"]]
 
 
 def parse(data, collective=None):

@@ -16,7 +16,7 @@ import math
 from xml.etree import ElementTree as ET
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import findings_report
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import pair_matrix
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_used, pair_matrix
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 
 esc = safe_text.html
@@ -24,9 +24,23 @@ esc = safe_text.html
 SCHEMA = "gpudirect.gcp/nccl-report/v1"
 
 
+shown = nccl_env_used.shown
+
+
+def shown_env(env):
+    """An environment as results and reports show it: secret names' values and credentials masked,
+    each name and value on one line."""
+    return dict((safe_text.one_line(k), safe_text.one_line(v)) for k, v in safe_text.mask_env(env).items())
+
+
+def _shown_all(items):
+    return [shown(item) for item in items] if isinstance(items, (list, tuple)) else items
+
+
 def scrub_runs(runs):
     """Each run as the report keeps it: its command line and output with the same masking as the
-    environment (mpirun's -x NAME=value carries the environment into the command)."""
+    environment (mpirun's -x NAME=value carries the environment into the command), the errors and
+    reasons quoted from its output and the environment NCCL echoed masked too."""
     out = []
     for run in runs or []:
         if not isinstance(run, dict):
@@ -38,8 +52,18 @@ def scrub_runs(runs):
             run["command"] = safe_text.mask_text(run["command"])
         if run.get("output_tail") is not None:
             run["output_tail"] = safe_text.mask_text(run["output_tail"])
+        if run.get("errors") is not None:
+            run["errors"] = _shown_all(run["errors"])
+        if isinstance(run.get("verdict"), dict):
+            run["verdict"] = dict(run["verdict"], reasons=_shown_all(run["verdict"].get("reasons") or []))
+        if run.get("nccl_env") is not None:
+            run["nccl_env"] = _masked_nccl_env(run["nccl_env"])
         out.append(run)
     return out
+
+
+def _scrub_verdicts(verdicts):
+    return [dict(v, reasons=_shown_all(v.get("reasons") or [])) if isinstance(v, dict) else v for v in verdicts or []]
 
 
 STANDIN_MARK = "STAND-IN"
@@ -77,28 +101,34 @@ def build_report(result, run_id, started=None, finished=None, findings=None, hos
         "gpus_per_node": result.get("gpus_per_node"),
         "threshold": result.get("threshold"),
         "verdict": result.get("verdict"),
-        "collectives": result.get("collectives") or [],
+        "collectives": _scrub_verdicts(result.get("collectives")),
         "bad_nodes": result.get("bad_nodes") or [],
         "node_table": result.get("node_table") or {},
         "pairwise": result.get("pairwise"),
         "topology": result.get("topology") or {},
         "pair_matrix": pair_matrix.compact(result),
         "runs": runs,
-        "env": safe_text.mask_env(result.get("env")),
+        "env": shown_env(result.get("env")),
         "nccl_env": _masked_nccl_env(result.get("nccl_env")),
         "summary": summary,
     }
 
 
 def _masked_nccl_env(used):
-    """The environment NCCL used (nccl_env_used) with secret values masked, as the passed env is."""
+    """The environment NCCL used (nccl_env_used) masked as the passed env is, the plugin's name and the
+    conflicts' causes too, each on one line (nccl_env_used does so already; a result from elsewhere may not)."""
     if not used:
         return None
-    values = safe_text.mask_env(dict((k, v.get("value")) for k, v in (used.get("effective") or {}).items()))
-    passed = safe_text.mask_env(dict((k, v.get("passed")) for k, v in (used.get("effective") or {}).items()
-                                     if v.get("passed") is not None))
-    effective = dict((k, dict(v, value=values[k], passed=passed.get(k))) for k, v in used["effective"].items())
-    return {"plugin": used.get("plugin"), "effective": effective, "conflicts": list(used.get("conflicts") or [])}
+    effective = used.get("effective") or {}
+    values = shown_env(dict((k, v.get("value")) for k, v in effective.items()))
+    passed = shown_env(dict((k, v.get("passed")) for k, v in effective.items() if v.get("passed") is not None))
+    effective = dict((safe_text.one_line(k), dict(v, value=values[safe_text.one_line(k)],
+                                                  passed=passed.get(safe_text.one_line(k)),
+                                                  source=shown(v.get("source"))))
+                     for k, v in effective.items())
+    conflicts = [dict(c, subject=shown(c.get("subject")), cause=shown(c.get("cause")))
+                 for c in used.get("conflicts") or [] if isinstance(c, dict)]
+    return {"plugin": shown(used.get("plugin")), "effective": effective, "conflicts": conflicts}
 
 
 def nccl_env_section(report):

@@ -27,7 +27,8 @@ import time
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_judge
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_used, nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_used, nccl_parse, nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import parse_profile
 
@@ -275,10 +276,12 @@ class NcclTestsRun(object):
                 shutil.rmtree(self.tmp, ignore_errors=True)
         result.update({
             "family": self.family, "mode": mode, "nodes": self.names, "gpus_per_node": self.p["slots"],
-            "threshold": self.p["threshold"], "runs": self.runs, "commands": self.commands,
+            # what the result shows of the runs, commands and environment: credentials masked (mpirun got them)
+            "threshold": self.p["threshold"], "runs": nccl_report.scrub_runs(self.runs),
+            "commands": [safe_text.mask_argv(argv) for argv in self.commands],
             # not "started"/"finished": an async task's status has those keys, and ansible-core before
             # 2.19 reads the module's own as that status (int("2026-...") fails the task)
-            "env": self.p.get("env") or {}, "started_at": started, "topology": self.topology,
+            "env": nccl_report.shown_env(self.p.get("env") or {}), "started_at": started, "topology": self.topology,
             # what NCCL used, from the runs that crossed nodes first (they load the network plugin)
             "nccl_env": nccl_env_used.merged(
                 [r["nccl_env"] for r in self.runs if len(r["hosts"]) > 1]

@@ -24,3 +24,10 @@ def test_filter_on_text_and_registered_result():
 def test_filter_bad_input_is_data_not_exception():
     res = FILTER(12)
     assert res["ok"] is False and "expected the text or JSON" in res["errors"][0]
+
+
+def test_the_environment_nccl_echoed_is_masked_in_the_filters_result():
+    text = ("h:1:1 [0] NCCL INFO NCCL_X_URL set by environment to https://u:pw@h/x.\n"
+            "h:1:1 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0.\n")
+    res = FILTER(text, collective="all_gather")
+    assert res["env_set"] == {"NCCL_X_URL": "https://u:********@h/x", "NCCL_SOCKET_IFNAME": "eth0"}

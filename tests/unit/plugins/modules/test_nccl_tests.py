@@ -113,3 +113,29 @@ def test_run_as_another_user_needs_root(capsys):
               capsys, check_mode=True, euid=1000)
     assert out["failed"] and out["msg"] == ("run_as: mpirun can run as gpudirect-mpi only when the module runs as root "
                                             "(become: true)")
+
+
+def test_the_module_result_keeps_no_credential(capsys):
+    """The environment, every command line, each run's output and the environment NCCL echoed, masked."""
+    inner = replay([])
+    seen = []
+
+    def executor(job_lists, timeout):
+        inner(job_lists, timeout)
+        for jobs in job_lists:
+            for job in jobs:
+                seen.append(list(job.argv))
+                job.output = ("h:1:1 [0] NCCL INFO NCCL_STORE set by environment to https://u:pw-echoed@h/x.\n"
+                              "Error: upload to https://u:pw-output@h/x failed, HF_TOKEN=hf-output\n" + job.output)
+
+    out = run(nccl_tests, {"family": "a3-mega", "hosts": nodes(2), "binary_dir": STANDIN_BIN, "mpirun": "/usr/bin/true",
+                           "env": {"HF_TOKEN": "hf-env", "NCCL_STORE": "https://u:pw-env@h/x"}}, capsys,
+              executor=executor, euid=0)
+    # mpirun got the real values; the result shows none of them
+    assert any("HF_TOKEN=hf-env" in argv for argv in seen)
+    flat = json.dumps(out)
+    for secret in ("hf-env", "pw-env", "pw-echoed", "pw-output", "hf-output"):
+        assert secret not in flat, flat[max(flat.find(secret) - 200, 0):flat.find(secret) + 20]
+    assert out["env"] == {"HF_TOKEN": "********", "NCCL_STORE": "https://u:********@h/x"}
+    assert "HF_TOKEN=********" in out["commands"][0] and "HF_TOKEN=********" in out["runs"][0]["command"]
+    assert out["nccl_env"]["effective"]["NCCL_STORE"]["value"] == "https://u:********@h/x"

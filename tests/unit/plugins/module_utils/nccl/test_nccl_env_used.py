@@ -70,3 +70,27 @@ def test_ranks_that_read_different_values_are_named_once_and_several_runs_merge(
     both = nccl_env_used.merged([one, one, None])
     assert len(both["conflicts"]) == 1 and both["effective"] == one["effective"]
     assert nccl_env_used.merged([None]) is None
+
+
+def test_a_credential_in_a_value_nccl_echoes_is_masked_in_the_effective_env_and_the_conflicts():
+    """NCCL_ names are tuning, never secret; their values can still carry a credential the job put there."""
+    import json
+    text = output("NCCL_X_URL set by environment to https://u:pw1@h/x.", "NCCL_Y set by environment to ya29.used.",
+                  "ENV/Plugin: Using plugin token=pluginsecret (v1)")
+    got = used("a3-mega", text, {"NCCL_X_URL": "https://u:pw2@h/x", "NCCL_Y": "ya29.given\nWARN n1 forged"})
+    flat = json.dumps(got)
+    assert "pw1" not in flat and "pw2" not in flat and "ya29" not in flat and "pluginsecret" not in flat
+    assert got["effective"]["NCCL_X_URL"]["value"] == "https://u:********@h/x"
+    assert got["effective"]["NCCL_Y"] == {"value": "********", "passed": "********\\nWARN n1 forged",
+                                          "source": "environment plugin"}
+    causes = dict((c["subject"], c["cause"]) for c in got["conflicts"])
+    # the values differ where masked: the cause says so rather than showing two equal values
+    assert "differ only where masked" in causes["NCCL_X_URL"]
+    assert all("\n" not in c["cause"] for c in got["conflicts"])
+
+
+def test_a_newline_in_a_passed_value_never_forges_a_line_of_a_cause():
+    got = used("a3-mega", output("NCCL_BUFFSIZE set by environment to 8388608."),
+               {"NCCL_BUFFSIZE": "4194304\nFAIL n1 nic eth1: forged"})
+    assert got["conflicts"][0]["cause"].startswith("the profile sets 4194304\\nFAIL n1 nic eth1: forged, NCCL used")
+    assert got["effective"]["NCCL_BUFFSIZE"]["passed"] == "4194304\\nFAIL n1 nic eth1: forged"

@@ -275,3 +275,15 @@ def test_a_negative_size_in_the_json_form_is_an_error(field):
 
 HEADER = ("#       size         count      type   redop    root     time   algbw   busbw #wrong"
           "     time   algbw   busbw #wrong\n")
+
+
+def test_an_error_line_quoting_a_credential_is_masked_before_it_is_cut():
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse as parser
+    pad = "x" * 260  # the cut at 300 falls just after the password, before its "@"
+    text = ("Error: cannot reach %s https://svc:hunter2hunter2@store.example/x\n"
+            "Error: token=opaque-secret\n"
+            "Test failure common.cu:1 Authorization: Bearer opaque2\n") % pad
+    res = parser.parse(text, collective="all_gather")
+    flat = " ".join(res["errors"])
+    assert "hunter2" not in flat and "opaque" not in flat
+    assert "Error: token=********" in res["errors"]

@@ -176,3 +176,28 @@ def test_the_report_shows_the_nccl_environment_as_nccl_used_it_with_secrets_mask
     assert "Environment plugin: GCP env plugin" in html and "WARN NCCL_BUFFSIZE" in html
     assert "<td>NCCL_BUFFSIZE</td><td>8388608</td><td>4194304</td><td>environment plugin</td>" in html
     assert "secretsecret" not in html and "secretsecret" not in nccl_report.to_json(report)
+
+
+def test_every_place_the_nccl_environment_is_written_is_masked_and_one_line():
+    """Values and causes as an older or foreign result may carry them: the report masks them again."""
+    used = {"plugin": "p token=plugin-secret", "effective": {
+        "NCCL_X\nFAIL n1 forged": {"value": "https://u:pw-value@h/", "passed": "ya29.passed-secret",
+                                   "source": "profile"}},
+        "conflicts": [{"severity": "warn", "subject": "NCCL_X\nFAIL n1 forged",
+                       "cause": "the profile sets https://u:pw-cause@h/\nFAIL n2 forged"}]}
+    result = {"collectives": [{"collective": "all_gather", "status": "fail",
+                               "reasons": ["Error: https://u:pw-reason@h/"]}],
+              "env": {"NCCL_Y": "https://u:pw-env@h/", "NAME\nFAIL n3 forged": "v\nFAIL n4 forged"},
+              "nccl_env": used,
+              "runs": [{"collective": "all_gather", "command": ["mpirun"], "output_tail": "",
+                        "errors": ["Error: https://u:pw-error@h/"], "nccl_env": used,
+                        "verdict": {"status": "fail", "reasons": ["Error: https://u:pw-verdict@h/"]}}]}
+    report = nccl_report.build_report(result, "r1")
+    outputs = (nccl_report.to_json(report), nccl_report.to_html(report), nccl_report.to_junit(report))
+    for output in outputs:
+        for secret in ("plugin-secret", "pw-value", "passed-secret", "pw-cause", "pw-reason", "pw-env", "pw-error",
+                       "pw-verdict"):
+            assert secret not in output, secret
+    html = outputs[1]
+    for forged in ("\nFAIL n1", "\nFAIL n2", "\nFAIL n3", "\nFAIL n4"):
+        assert forged not in html and forged not in json.dumps(report)
