@@ -29,7 +29,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_t
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import findings_report  # noqa: E402
 from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, node_health  # noqa: E402
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse, nccl_report  # noqa: E402
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils import diagnose  # noqa: E402
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import diagnose  # noqa: E402
 
 TARGET_S = 1.0
 

@@ -939,7 +939,7 @@ def _rank_part(params, run, bundle, proc, root, deadline):
     env, masked = masked_env(proc["env"])
     bundle.masked += masked
     bundle.put("nccl_env", "env/%s.env" % label,
-               "".join("%s=%s\n" % (key, safe_text.one_line(env[key])) for key in sorted(env)))
+               "".join("%s=%s\n" % (safe_text.one_line(key), safe_text.one_line(env[key])) for key in sorted(env)))
     frame = None
     if params["py_spy"]:
         argv = ([params["timeout_cmd"], str(int(params["py_spy_timeout_s"]))] if params["timeout_cmd"] else [])

@@ -191,3 +191,16 @@ def test_a_fifo_in_the_inspector_directory_never_blocks(tmp_path):
             os.close(os.open(str(tmp_path / "insp" / "nccl_inspector_metrics_1.prom"), os.O_WRONLY | os.O_NONBLOCK))
         except OSError:
             pass
+
+
+def test_a_variable_name_or_value_with_a_newline_is_one_line_of_the_ranks_env_file(tmp_path):
+    """The job chooses its variables' names too: a newline in one never forges a second variable."""
+    env = {"NCCL_DEBUG": "INFO\nNCCL_NET=forged", "NCCL_X\nNCCL_IB_HCA=forged": "1", "SLURM_JOB_ID": "4242",
+           "NCCL_TOKEN_URL": "https://u:hunter2@h/x"}
+    bundle = ev.Bundle(str(tmp_path / "ev"), 1 << 20)
+    proc = {"pid": 4000, "rank": 0, "local_rank": 0, "env": env, "uid": None}
+    ev._rank_part({"py_spy": None}, lambda argv: (1, "", ""), bundle, proc, str(tmp_path), ev.Deadline(2.0))
+    lines = (tmp_path / "ev" / "env" / "rank-0.env").read_text().splitlines()
+    assert len(lines) == len(env), lines
+    assert not any(line.startswith(("NCCL_NET=", "NCCL_IB_HCA=")) for line in lines)
+    assert "hunter2" not in "\n".join(lines)
