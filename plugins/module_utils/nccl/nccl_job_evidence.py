@@ -306,8 +306,8 @@ def cgroup_job(pid, root="/"):
 def not_of_job(env, job, cgroup):
     """Why a process of this environment and cgroup job is not of job, or None where it is."""
     if env.get("SLURM_JOB_ID") != str(job):
-        return "its SLURM_JOB_ID is %s" % (safe_text.one_line(env["SLURM_JOB_ID"], 40)
-                                            if "SLURM_JOB_ID" in env else "not set")
+        given = safe_text.one_line(env["SLURM_JOB_ID"], 40) if "SLURM_JOB_ID" in env else "not set"
+        return "its SLURM_JOB_ID is %s" % given
     if cgroup is not None and str(job).isdigit() and cgroup != str(job):
         return "its cgroup is job %s's" % cgroup
     return None
@@ -720,7 +720,7 @@ class Archive(object):
         self.tar = tarfile.open(fileobj=self.handle, mode="w:gz")
 
     def _create(self):
-        for _ in range(20):
+        for _attempt in range(20):
             temp = ".%s.%s.tmp" % (self.name, os.urandom(8).hex() if hasattr(bytes, "hex") else os.getpid())
             try:
                 self.descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC,
@@ -1002,7 +1002,7 @@ def _outputs(params, slurm, uid):
     out = [(path, None) for path in params["output_files"]]
     for key in ("StdOut", "StdErr"):
         path = slurm.get(key)
-        if path and path not in params["output_files"] and path not in [p for p, _ in out]:
+        if path and path not in params["output_files"] and path not in [p for p, _owner in out]:
             out.append((path, uid))
     return out
 
@@ -1010,7 +1010,7 @@ def _outputs(params, slurm, uid):
 def _output_part(bundle, path, owner):
     """One output file's end into bundle; its NCCL DIAG lines."""
     try:
-        raw, _ = read_file(path, min(bundle.max_bytes, bundle.room()), owner=owner, tail=True)
+        raw, _size = read_file(path, min(bundle.max_bytes, bundle.room()), owner=owner, tail=True)
     except Missing:
         return []  # a job's output is on the node that wrote it, not on every node
     except Refused as exc:

@@ -167,8 +167,8 @@ class Connection(object):
     def command(self, line, too_old):
         answer = self.ask(line)
         if answer.upper() != "OK":
-            raise RasError("NCCL RAS at %s refused %r (%s): %s" % (self.where, line, safe_text.one_line(answer, 80),
-                                                                  too_old))
+            raise RasError("NCCL RAS at %s refused %r (%s): %s"
+                           % (self.where, line, safe_text.one_line(answer, 80), too_old))
 
     def close(self):
         try:

@@ -97,7 +97,7 @@ def test_no_field_of_an_alert_is_evaluated_by_the_playbook(tmp_path, core, path)
         runs.append(["-e", "@%s" % extra])
     for args in runs:
         done = subprocess.run([playbook, "gpudirect.gcp.remediate", "-i", str(inventory)] + args, cwd=ROOT,
-                              env=_env(), capture_output=True, text=True, timeout=300)
+                              env=_env(), capture_output=True, text=True, timeout=300, check=False)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     _assert_text_kept(marks, _audit(state), sent)
 
@@ -111,7 +111,7 @@ def test_a_template_given_as_the_alerts_is_refused_in_one_line(tmp_path):
     extra.write_text(json.dumps({"remediate_alerts": hostile_alerts.expression(str(marks), "list")}))
     done = subprocess.run([os.path.join(CORES["oldest"], "ansible-playbook"), "gpudirect.gcp.remediate", "-i",
                            str(inventory), "-e", "@%s" % extra], cwd=ROOT, env=_env(), capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, check=False)
     assert done.returncode != 0
     assert "remediation_guard: remediate_alerts must be a list of alerts (data, never a template), not a str" \
         in done.stdout

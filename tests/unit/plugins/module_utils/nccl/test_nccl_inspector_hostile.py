@@ -10,7 +10,6 @@ __metaclass__ = type
 import os
 import socket
 import threading
-import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector as ni
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_inspector import inspector_file

@@ -61,7 +61,7 @@ def test_a_flight_recorder_file_that_links_outside_the_job_is_not_followed(tmp_p
     _foreign_symlink(str(tmp_path / "secret"), str(tmp_path / "fr" / "trace_0"))
     (tmp_path / "fr" / "trace_0.pkl").write_bytes(b"dump")
     _one_rank(tmp_path, {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE": str(tmp_path / "fr" / "trace_")})
-    result, _ = _collect(tmp_path)
+    result = _collect(tmp_path)[0]
     written = _files(tmp_path / "ev")
     assert OUTSIDE.encode() not in b"".join(written.values())
     assert written.get("flight_recorder/trace_0.pkl") == b"dump"
@@ -75,7 +75,7 @@ def test_a_flight_recorder_directory_that_is_a_symlink_or_climbs_out_is_refused(
     (tmp_path / "fr").mkdir()
     for prefix in (str(tmp_path / "link" / "trace_"), str(tmp_path / "fr" / ".." / "elsewhere" / "trace_")):
         _one_rank(tmp_path, {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE": prefix}, pid=4000 + len(prefix))
-    result, _ = _collect(tmp_path)
+    result = _collect(tmp_path)[0]
     assert OUTSIDE.encode() not in b"".join(_files(tmp_path / "ev").values())
     assert _reasons(result, "flight_recorder").count("TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == 2
 
@@ -141,7 +141,7 @@ def test_processes_not_owned_by_the_jobs_user_are_not_the_jobs(tmp_path):
             return 0, "JobId=4242 UserId=someone(%d) JobState=RUNNING\n" % other, ""
         return 1, "", "not here"
 
-    result, _ = _collect(tmp_path, run=run, scontrol="scontrol")
+    result = _collect(tmp_path, run=run, scontrol="scontrol")[0]
     assert result["processes"] == 0 and result["ranks"] == []
 
 
@@ -158,7 +158,7 @@ def test_a_process_whose_reads_hang_is_skipped_and_named_and_the_others_kept(tmp
     monkeypatch.setattr(ev, "_read", stuck)
     started = time.monotonic()
     try:
-        result, _ = _collect(tmp_path, proc_timeout_s=0.5)
+        result = _collect(tmp_path, proc_timeout_s=0.5)[0]
     finally:
         release.set()
     assert time.monotonic() - started < 3
@@ -169,7 +169,7 @@ def test_a_process_whose_reads_hang_is_skipped_and_named_and_the_others_kept(tmp
 def test_a_ras_answer_of_the_wrong_shape_is_one_line_and_the_rest_is_gathered(tmp_path):
     _one_rank(tmp_path)
     answer = {"communicators": [{"hash": "x", "ranks": [{"rank": 0, "pid": 4000, "status": [1]}]}]}
-    result, _ = _collect(tmp_path, ask=lambda **kw: answer)
+    result = _collect(tmp_path, ask=lambda **kw: answer)[0]
     assert result["ras"]["state"] == "none" and "\n" not in result["ras"]["reason"]
     assert result["parts"]["ras"]["ok"] is False and [r["pid"] for r in result["ranks"]] == [4000]
 

@@ -84,8 +84,8 @@ def test_node_text_in_every_finding_is_one_masked_bounded_line():
     ev["n2"]["rxdm"].update(ready=False, reason=HOSTILE, log_tail=[HOSTILE])
     ev["n2"]["other"] = [{"component": "gpu", "subject": HOSTILE, "severity": "warn", "cause": HOSTILE * 1000}]
     ev["n3"]["profile"]["problems"] = [HOSTILE]
-    ev["n3"]["gpu"] = {"error": None, "findings": [{"component": "gpu", "subject": HOSTILE, "severity": "fail",
-                                                     "cause": HOSTILE, "rung": "report_host"}]}
+    ev["n3"]["gpu"] = {"error": None, "findings": [
+        {"component": "gpu", "subject": HOSTILE, "severity": "fail", "cause": HOSTILE, "rung": "report_host"}]}
     found = FILTERS["_diagnose_node_findings"](ev, HOSTS)
     _assert_clean(found)
     assert set(f["host"] for f in found) == set(HOSTS)

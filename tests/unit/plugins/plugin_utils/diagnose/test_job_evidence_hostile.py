@@ -34,6 +34,7 @@ def node_result(index, odd_rank=5, frame_of=None):
             "parts": {"stacks": {"ok": True, "files": ["stacks/rank-0.txt"], "reasons": []},
                       "gpus": {"ok": False, "files": [], "reasons": ["nvidia-smi not found on the node"]}}}
 
+
 HOSTILE = (u"evil\nsecond line\r\x1b[31mred\x1b[0m\x00nul\u2028sep\u2029para\x85next "
            u"TOKEN=hunter2 Authorization: Bearer abc.def.ghi <script>alert(1)</script> | [x](http://evil) # h")
 SECRET = "hunter2"
@@ -43,14 +44,11 @@ def _strings(value):
     """Every string in a JSON-shaped value, keys included."""
     if isinstance(value, dict):
         for key, item in value.items():
-            for text in _strings(key):
-                yield text
-            for text in _strings(item):
-                yield text
+            yield from _strings(key)
+            yield from _strings(item)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            for text in _strings(item):
-                yield text
+            yield from _strings(item)
     elif isinstance(value, str):
         yield value
 
