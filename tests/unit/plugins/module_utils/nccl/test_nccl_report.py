@@ -180,11 +180,11 @@ def test_the_report_shows_the_nccl_environment_as_nccl_used_it_with_secrets_mask
 
 def test_every_place_the_nccl_environment_is_written_is_masked_and_one_line():
     """Values and causes as an older or foreign result may carry them: the report masks them again."""
-    used = {"plugin": "p token=plugin-secret", "effective": {
-        "NCCL_X\nFAIL n1 forged": {
-            "value": "https://u:pw-value@h/", "passed": "ya29.passed-secret", "source": "profile"}},
-        "conflicts": [{"severity": "warn", "subject": "NCCL_X\nFAIL n1 forged",
-                       "cause": "the profile sets https://u:pw-cause@h/\nFAIL n2 forged"}]}
+    value = {"value": "https://u:pw-value@h/", "passed": "ya29.passed-secret", "source": "profile"}
+    effective = {"NCCL_X\nFAIL n1 forged": value}
+    conflicts = [{"severity": "warn", "subject": "NCCL_X\nFAIL n1 forged",
+                  "cause": "the profile sets https://u:pw-cause@h/\nFAIL n2 forged"}]
+    used = {"plugin": "p token=plugin-secret", "effective": effective, "conflicts": conflicts}
     result = {"collectives": [{"collective": "all_gather", "status": "fail",
                                "reasons": ["Error: https://u:pw-reason@h/"]}],
               "env": {"NCCL_Y": "https://u:pw-env@h/", "NAME\nFAIL n3 forged": "v\nFAIL n4 forged"},
