@@ -17,16 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpudirect.gcp.plugins.filter.diagnose import FilterModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import diagnose, findings
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import Repairs
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.plugin_utils.diagnose import test_diagnose
 
 FILTERS = FilterModule().filters()
-FAM = families.get_family("a3-mega")
-LIB = FAM["plugin"]["lib_dir"]
-IFACE_VAR = sorted(FAM["nccl_env_ifaces"])[0]
-DRIVER = families.plugin_qualification("a3-mega")["driver"]
 REPAIRS = Repairs(args=["-i", "inv.yml"], zones={"n0": "us-central1-a"})
 HOSTILE = (u"evil\nsecond line\r\x1b[31mred\x1b[0m\x00nul\u2028sep\u2029para\x85next "
            u"TOKEN=hunter2 Authorization: Bearer abc.def.ghi <script>alert(1)</script>")
@@ -36,28 +32,7 @@ HOSTS = ["n0", "n1", "n2", "n3"]
 
 def healthy(host, n=4, nics=(1, 2)):
     """One healthy a3-mega node's evidence, as test_diagnose.py builds it."""
-    idx = int(host[1:])
-    env = {"LD_LIBRARY_PATH": LIB, IFACE_VAR: ",".join("eth%d" % i for i in nics), "NCCL_DEBUG": "WARN"}
-    return {
-        "reach": {"ok": True, "msg": ""},
-        "family": "a3-mega", "zone": "us-central1-a", "error": None,
-        "nic": {"error": None, "nics": [
-            {"name": "eth%d" % i, "iface": "eth%d" % i, "expected_ip": "10.%d.0.%d" % (i, idx), "local_problems": [],
-             "problems": [], "peers": [{"address": "10.%d.0.%d" % (i, p), "ok": True} for p in range(n) if p != idx]}
-            for i in nics]},
-        "rxdm": {"container": "receive-datapath-manager", "unit": "receive-datapath-manager.service", "error": None,
-                 "ready": True, "reason": "", "image": "registry/tcpgpudmarxd-dev:%s" % FAM["rxdm"]["version"],
-                 "unit_state": "active", "restarts": 0, "log_tail": []},
-        "plugin": {"error": None, "record_path": FAM["plugin"]["install_dir"] + "/.gpudirect-installed",
-                   "record": {"image": "img", "tag": FAM["plugin"]["version"], "digest": None}, "missing": [],
-                   "modified": [], "ld_so_conf": None},
-        "profile": {"path": "/etc/nccl/nccl.env", "present": True, "error": None, "problems": [], "env": env,
-                    "expected": dict(env), "expected_error": None},
-        "devices": [{"path": "/dev/dmabuf_import_helper", "source": "/dev/dmabuf_import_helper", "present": True}],
-        "kernel_modules": [{"name": "import-helper", "loaded": True}],
-        "versions": {"driver": DRIVER, "kernel": "6.1.0", "cuda": None, "nccl": None,
-                     "plugin": FAM["plugin"]["version"], "rxdm": FAM["rxdm"]["version"]},
-    }
+    return test_diagnose.healthy(host, n, nics)
 
 
 def cluster():

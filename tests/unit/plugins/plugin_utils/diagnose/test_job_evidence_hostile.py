@@ -17,22 +17,14 @@ from hypothesis import strategies as st
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import job_evidence
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.plugin_utils.diagnose import test_job_evidence
 
-NODES = ["a3m-%d" % n for n in range(4)]
+NODES = test_job_evidence.NODES
 
 
 def node_result(index, odd_rank=5, frame_of=None):
-    """One node's nccl_job_evidence result, as test_job_evidence.py builds it."""
-    ranks = [{"rank": 2 * index + local, "local_rank": local, "pid": 100 + local, "flight_recorder": 1,
-              "frame": (frame_of or {}).get(2 * index + local, "ncclAllReduce")} for local in range(2)]
-    return {"node": NODES[index], "job": "4242", "archive": "/var/tmp/x.tar.gz", "processes": 3, "ranks": ranks,
-            "ras": {"state": "hang", "odd_ranks": [{"comm": "0x5eed", "rank": odd_rank, "host": "10.0.0.4",
-                                                    "node": "a3m-2", "counts": {"AllReduce": 41},
-                                                    "behind": "AllReduce 41 where the others reached 42"}]},
-            "verdicts": [{"kind": "hang", "comm": "0x5eed", "ranks": [odd_rank], "hosts": ["10.0.0.4"]}],
-            "findings": [], "xids": [], "masked": 2, "inspector": None,
-            "parts": {"stacks": {"ok": True, "files": ["stacks/rank-0.txt"], "reasons": []},
-                      "gpus": {"ok": False, "files": [], "reasons": ["nvidia-smi not found on the node"]}}}
+    """One node's nccl_job_evidence result, as test_job_evidence.py builds it, without its findings."""
+    return dict(test_job_evidence.node_result(index, odd_rank, frame_of), findings=[])
 
 
 HOSTILE = (u"evil\nsecond line\r\x1b[31mred\x1b[0m\x00nul\u2028sep\u2029para\x85next "
