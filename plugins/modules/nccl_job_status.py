@@ -132,12 +132,15 @@ inspector:
         which is followed or opened), or as changed while read (the next read has it).
       type: int
     skipped_lines: {description: "Lines that did not parse (a file is rewritten in place: one may be cut short).", type: int}
+    skipped_series:
+      description: Bandwidth series left out past the most one node reports (2048; the job names its communicators).
+      type: int
     bandwidth:
       description: Per job, communicator, collective and message-size bucket, the median bus bandwidth (GB/s) of
         the node's GPUs.
       type: list
       elements: dict
-  sample: {"files": 8, "stale_files": 0, "skipped_files": 0, "skipped_lines": 0,
+  sample: {"files": 8, "stale_files": 0, "skipped_files": 0, "skipped_lines": 0, "skipped_series": 0,
            "bandwidth": [{"job": "4242", "comm": "DP Group 0", "collective": "AllReduce", "message_size": "4-5GB",
                           "gbs": 181.2}]}
 reason:

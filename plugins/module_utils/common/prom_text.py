@@ -13,11 +13,16 @@ __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 
+# a label value's most characters: label text often comes from a job (an Inspector communicator's
+# name), and a long one costs Prometheus memory in every sample it stores
+MAX_LABEL_CHARS = 256
+
 
 def escape(value):
     """A label value as the format wants it: one line of valid UTF-8 (control characters and undecodable
-    bytes shown as escapes, secrets masked), backslash and double quote escaped."""
-    return safe_text.one_line(safe_text.mask_text(value)).replace("\\", "\\\\").replace("\"", "\\\"")
+    bytes shown as escapes, secrets masked) of at most MAX_LABEL_CHARS, backslash and double quote escaped."""
+    text = safe_text.one_line(safe_text.mask_text(value), MAX_LABEL_CHARS)
+    return text.replace("\\", "\\\\").replace("\"", "\\\"")
 
 
 def labels(pairs):

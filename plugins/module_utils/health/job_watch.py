@@ -38,6 +38,8 @@ FAMILIES = (
     ("gpudirect_job_rank_error", "gauge", "1 for each rank that holds an NCCL error or aborted"),
     ("gpudirect_job_inspector_files", "gauge", "NCCL Inspector files rewritten within their staleness limit"),
     ("gpudirect_job_inspector_skipped_lines", "gauge", "Lines of those files that did not parse (one cut short)"),
+    ("gpudirect_job_inspector_skipped_series", "gauge",
+     "Bandwidth series left out past the most one node publishes (the job names its communicators)"),
     ("gpudirect_job_bus_bandwidth_gbs", "gauge",
      "The node's bus bandwidth (median of its GPUs, NCCL Inspector's last interval) per job, communicator, "
      "collective and message size"),
@@ -198,6 +200,7 @@ class JobWatch(object):
         if self.inspector is not None:
             out["gpudirect_job_inspector_files"].append(((), self.inspector["files"]))
             out["gpudirect_job_inspector_skipped_lines"].append(((), self.inspector["skipped_lines"]))
+            out["gpudirect_job_inspector_skipped_series"].append(((), self.inspector.get("skipped_series", 0)))
             for row in self.inspector["bandwidth"]:
                 labels = (("slurm_job", row["job"]), ("comm", row["comm"]), ("collective", row["collective"]),
                           ("message_size", row["message_size"]))

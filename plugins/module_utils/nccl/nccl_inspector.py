@@ -53,6 +53,9 @@ FILES = "nccl_inspector_metrics_*.prom"
 
 # Inspector raises a shorter dump interval to this in its Prometheus mode [inspector_prom.cc]
 MIN_INTERVAL_S = 30
+# the most bandwidth series one node publishes (job, communicator, collective, size bucket): a real job has
+# tens of communicators, and the job, not the operator, names them
+MAX_SERIES = 2048
 
 
 def profiler_env(env, library, dump_dir, interval_s=MIN_INTERVAL_S, displace=False):
@@ -226,11 +229,11 @@ def read_file(name, dir_fd, max_bytes):
     return b"".join(chunks).decode("utf-8", "replace")
 
 
-def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024, max_files=1024):
+def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024, max_files=1024, max_series=MAX_SERIES):
     """The node's bandwidth from the Inspector files in directory: {files, stale_files, skipped_files,
     skipped_lines, bandwidth: [{job, comm, collective, message_size, gbs}]}; a file not rewritten for
     stale_s is left out, and so is what is not a regular file, a file changed while read, and the
-    files past max_files (skipped_files)."""
+    files past max_files (skipped_files); past max_series, series are left out too (skipped_series)."""
     now = time.time() if now is None else now
     samples, files, stale, skipped, skipped_files = [], 0, 0, 0, 0
     try:
@@ -267,8 +270,9 @@ def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024, max_files
             os.close(dir_fd)
     bandwidth = [{"job": key[0], "comm": key[1], "collective": key[2], "message_size": key[3], "gbs": value}
                  for key, value in sorted(node_bandwidths(samples).items())]
+    # the job names its communicators: a bound on the series keeps Prometheus's cardinality the operator's
     return {"files": files, "stale_files": stale, "skipped_files": skipped_files, "skipped_lines": skipped,
-            "bandwidth": bandwidth}
+            "skipped_series": max(len(bandwidth) - max_series, 0), "bandwidth": bandwidth[:max_series]}
 
 
 class StragglerWatch(object):

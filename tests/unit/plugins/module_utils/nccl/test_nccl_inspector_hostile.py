@@ -39,7 +39,7 @@ def test_a_fifo_is_skipped_not_opened_for_a_read_that_never_ends(tmp_path):
     result = read_within(tmp_path)
     if result is None:  # release the blocked reader before failing
         os.close(os.open(str(fifo), os.O_WRONLY | os.O_NONBLOCK))
-    assert result == {"files": 1, "stale_files": 0, "skipped_files": 1, "skipped_lines": 0, "bandwidth": BANDWIDTH}
+    assert result == {"files": 1, "stale_files": 0, "skipped_files": 1, "skipped_lines": 0, "skipped_series": 0, "bandwidth": BANDWIDTH}
 
 
 def test_a_socket_is_skipped(tmp_path):
@@ -62,7 +62,7 @@ def test_no_link_is_followed_out_of_the_directory_or_in_it(tmp_path):
     os.symlink("/dev/zero", str(dump / "nccl_inspector_metrics_GPU3.prom"))
     os.symlink("nccl_inspector_metrics_GPU0.prom", str(dump / "nccl_inspector_metrics_GPU4.prom"))
     result = read_within(dump)
-    assert result == {"files": 1, "stale_files": 0, "skipped_files": 4, "skipped_lines": 0, "bandwidth": BANDWIDTH}
+    assert result == {"files": 1, "stale_files": 0, "skipped_files": 4, "skipped_lines": 0, "skipped_series": 0, "bandwidth": BANDWIDTH}
 
 
 def test_a_directory_named_like_a_file_is_skipped(tmp_path):
@@ -123,3 +123,19 @@ def test_labels_keep_inspector_s_unescaped_values():
     assert ni.labels("") == {}
     assert ni.labels('a="x') is None and ni.labels('="x"') is None and ni.labels('a=x') is None
     assert ni.labels('a="x"junk') is None
+
+
+def test_the_job_naming_a_flood_of_communicators_publishes_a_bounded_set_of_series(tmp_path):
+    """The job names its communicators: a node publishes at most max_series, and counts the rest."""
+    text = "".join(inspector_file("n1", gpus=1, comm="comm %05d" % n) for n in range(300))
+    (tmp_path / "nccl_inspector_metrics_GPU0.prom").write_text(text)
+    result = ni.read_dir(str(tmp_path), 120, max_series=100)
+    assert len(result["bandwidth"]) == 100 and result["skipped_series"] == 200
+    assert ni.read_dir(str(tmp_path), 120)["skipped_series"] == 0
+
+
+def test_a_long_communicator_name_reaches_a_metric_label_cut_to_its_bound():
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text
+    text = prom_text.render([("m", "gauge", "h")], {"m": [([("comm", "c" * 200000)], 1)]})
+    label = text.splitlines()[-1].split('"')[1]
+    assert len(label) == prom_text.MAX_LABEL_CHARS and label.endswith("...")
