@@ -48,8 +48,9 @@ def plain(value, where, depth=0, budget=None):
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     if isinstance(value, str):
-        # a new plain str: ansible-core's string subclasses and their tags stay behind
-        text = value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
+        # str's own __str__ copies a subclass into a plain str: ansible-core's string types (whose encode and
+        # decode keep their type) and their tags stay behind
+        text = str.__str__(value)
         return text if len(text) <= MAX_TEXT else text[:MAX_TEXT]
     if isinstance(value, Mapping):
         return dict((plain(key, where, depth + 1, budget) if isinstance(key, str) else str(key),
