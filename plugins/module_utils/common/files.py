@@ -24,6 +24,19 @@ def read_or_none(path):
         return None
 
 
+def read_at_most(descriptor, limit):
+    """At most limit bytes read from an open descriptor, a chunk at a time (never one read of limit bytes:
+    a bound of hundreds of MiB is not allocated up front)."""
+    chunks, size = [], 0
+    while size < limit:
+        chunk = os.read(descriptor, min(limit - size, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def read_own(path):
     """The content of the regular file at path, or None when there is none. Never what a symbolic link
     points at: a diff of it would show another file (the write replaces the link with a file)."""

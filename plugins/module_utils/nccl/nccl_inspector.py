@@ -32,6 +32,7 @@ import stat
 import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import read_at_most
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 
 BANDWIDTH = "nccl_bus_bandwidth_gbs"
@@ -213,33 +214,32 @@ def read_file(name, dir_fd, max_bytes):
         before = os.fstat(fd)
         if not stat.S_ISREG(before.st_mode):
             return None
-        chunks, size = [], 0
-        while size < max_bytes:
-            chunk = os.read(fd, min(1024 * 1024, max_bytes - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_at_most(fd, max_bytes)
         if _changed(before, os.fstat(fd)):
             return None
     except OSError:
         return None
     finally:
         os.close(fd)
-    return b"".join(chunks).decode("utf-8", "replace")
+    return data.decode("utf-8", "replace")
 
 
-def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024, max_files=1024, max_series=MAX_SERIES):
+def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024, max_files=1024, max_series=MAX_SERIES,
+             dir_fd=None):
     """The node's bandwidth from the Inspector files in directory: {files, stale_files, skipped_files,
     skipped_lines, bandwidth: [{job, comm, collective, message_size, gbs}]}; a file not rewritten for
     stale_s is left out, and so is what is not a regular file, a file changed while read, and the
-    files past max_files (skipped_files); past max_series, series are left out too (skipped_series)."""
+    files past max_files (skipped_files); past max_series, series are left out too (skipped_series).
+
+    dir_fd: the directory, opened by the caller as it sees fit (and closed by it), instead of directory."""
     now = time.time() if now is None else now
     samples, files, stale, skipped, skipped_files = [], 0, 0, 0, 0
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        dir_fd = None
+    own = dir_fd is None
+    if own:
+        try:
+            dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            dir_fd = None
     try:
         names = sorted(fnmatch.filter(os.listdir(dir_fd), FILES)) if dir_fd is not None else []
     except OSError:
@@ -266,7 +266,7 @@ def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024, max_files
             skipped += bad
             files += 1
     finally:
-        if dir_fd is not None:
+        if own and dir_fd is not None:
             os.close(dir_fd)
     bandwidth = [{"job": key[0], "comm": key[1], "collective": key[2], "message_size": key[3], "gbs": value}
                  for key, value in sorted(node_bandwidths(samples).items())]

@@ -20,7 +20,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import errno
-import fnmatch
 import json
 import os
 import re
@@ -36,6 +35,7 @@ except ImportError:  # Python 2
     import Queue as queue  # pylint: disable=import-error
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import read_at_most
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import xid
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector, nccl_ras
@@ -63,7 +63,6 @@ MAX_TOTAL_BYTES = 256 * 1024 * 1024
 PROC_TIMEOUT_S = 5.0
 # Slurm's cgroup of a job's process, v1 (/slurm/uid_N/job_N/...) or v2 (.../job_N/step_N/...)
 CGROUP_JOB = re.compile(r"/job_(\d+)(?:/|$)", re.MULTILINE)
-INSPECTOR_FILES = "nccl_inspector_metrics_*.prom"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # a FIFO opened for reading with O_NONBLOCK never waits for a writer; a symlink as the last component fails
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_NOCTTY", 0) | _CLOEXEC
@@ -79,17 +78,6 @@ class Missing(Refused):
     """A path that is not there (a job's output lives on the node that wrote it)."""
 
 
-def _read_fd(descriptor, limit):
-    chunks, size = [], 0
-    while size < limit:
-        chunk = os.read(descriptor, min(limit - size, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
 def _read(path, limit=MAX_ENVIRON):
     """Up to limit bytes of a file of /proc, or None (gone, not ours, not a regular file)."""
     try:
@@ -99,7 +87,7 @@ def _read(path, limit=MAX_ENVIRON):
     try:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             return None
-        return _read_fd(descriptor, limit)
+        return read_at_most(descriptor, limit)
     except (IOError, OSError):
         return None
     finally:
@@ -245,7 +233,7 @@ def read_file(path, limit, owner=None, tail=False):
     try:
         if tail and info.st_size > limit:
             os.lseek(descriptor, info.st_size - limit, os.SEEK_SET)
-        return _read_fd(descriptor, limit), info.st_size
+        return read_at_most(descriptor, limit), info.st_size
     except OSError as exc:
         raise Refused("cannot read %s: %s" % (where, exc.strerror))
     finally:
@@ -920,8 +908,10 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
                       min(16 * 1024 * 1024, bundle.max_bytes, bundle.room()))
         if read is not None:
             bandwidth = read["bandwidth"]
-            for reason in read.pop("refused", []):
-                bundle.lack("inspector", reason)
+            if read["skipped_files"]:
+                bundle.lack("inspector", "%d entr%s left out of %s: a link, FIFO, device or socket, or a file "
+                            "changed while read" % (read["skipped_files"], "y" if read["skipped_files"] == 1
+                                                    else "ies", safe_text.one_line(params["inspector_dir"], 300)))
             bundle.put("inspector", "inspector/bandwidth.json", json.dumps(read, indent=1, sort_keys=True) + "\n")
     result = {"node": node, "job": job,
               "slurm": dict((k, v) for k, v in slurm.items() if k not in ("StdErr", "UserId")),
@@ -964,11 +954,11 @@ def _rank_part(params, run, bundle, proc, root, deadline):
                     % (proc["pid"], exc))
     if kernel_stack:
         bundle.put("stacks", "stacks/%s.kernel.txt" % label, kernel_stack.decode("utf-8", "replace"))
-    files, refused = flight_recorder_files(proc["env"], proc["rank"], owner=proc.get("uid"))
+    recorded, refused = flight_recorder_files(proc["env"], proc["rank"], owner=proc.get("uid"))
     for reason in refused:
         bundle.lack("flight_recorder", reason)
     kept = 0
-    for path in files:
+    for path in recorded:
         before = len(bundle.parts.get("flight_recorder", {}).get("files", []))
         bundle.copy("flight_recorder", "flight_recorder/%s" % os.path.basename(path), path, owner=proc.get("uid"))
         kept += len(bundle.parts.get("flight_recorder", {}).get("files", [])) - before
@@ -1021,42 +1011,14 @@ def _output_part(bundle, path, owner):
     return diag_lines(text)
 
 
-def inspector_read(directory, stale_s, limit, now=None):
-    """nccl_inspector.read_dir's answer, with the Inspector's files read as read_file allows (the job
-    writes them: a symlink or a FIFO among them is refused, not followed or waited on); refused: why."""
-    now = time.time() if now is None else now
-    samples, files, stale, skipped, refused = [], 0, 0, 0, []
+def inspector_read(directory, stale_s, limit):
+    """nccl_inspector.read_dir over the directory reached as open_dir allows: no link on the way but the
+    system's own; the files in it are read as read_dir reads them (regular files only, no link, bounded)."""
     descriptor = open_dir(directory)
     try:
-        for name in sorted(fnmatch.filter(os.listdir(descriptor), INSPECTOR_FILES)):
-            where = safe_text.one_line(os.path.join(directory, name), 300)
-            try:
-                handle, info = open_in(descriptor, name, where)
-            except Missing:
-                continue
-            except Refused as exc:
-                refused.append(str(exc))
-                continue
-            try:
-                if now - info.st_mtime > stale_s:
-                    stale += 1
-                    continue
-                text = _read_fd(handle, limit).decode("utf-8", "replace")
-            except OSError:
-                stale += 1
-                continue
-            finally:
-                os.close(handle)
-            found, bad = nccl_inspector.parse(text)
-            samples += found
-            skipped += bad
-            files += 1
+        return nccl_inspector.read_dir(directory, stale_s, max_bytes=limit, dir_fd=descriptor)
     finally:
         os.close(descriptor)
-    bandwidth = [{"job": key[0], "comm": key[1], "collective": key[2], "message_size": key[3], "gbs": value}
-                 for key, value in sorted(nccl_inspector.node_bandwidths(samples).items())]
-    return {"files": files, "stale_files": stale, "skipped_lines": skipped, "bandwidth": bandwidth,
-            "refused": refused}
 
 
 def _command_part(bundle, run, part, name, argv, missing):

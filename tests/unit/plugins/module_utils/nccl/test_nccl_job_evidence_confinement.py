@@ -186,6 +186,7 @@ def test_a_fifo_in_the_inspector_directory_never_blocks(tmp_path):
     worker.join(10)
     try:
         assert "result" in done, "the collector blocked on a FIFO"
+        assert done["result"]["parts"]["inspector"]["reasons"][0].startswith("1 entry left out of ")
     finally:
         try:
             os.close(os.open(str(tmp_path / "insp" / "nccl_inspector_metrics_1.prom"), os.O_WRONLY | os.O_NONBLOCK))
