@@ -29,20 +29,23 @@ class Clock(object):
         return self.now
 
 
-def no_monitor(**_kw):
-    raise nccl_ras.RasError("NCCL before 2.29 has no event stream")
-
-
-def test_an_answer_the_watch_did_not_foresee_is_recorded_told_once_and_the_watch_carries_on():
-    answers = []
-
+def scripted(answers):
+    """A RAS status client that gives the answers in turn, raising those that are exceptions."""
     def status(**_kw):
         answer = answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
         return answer
-    watch = job_watch.JobWatch(status=status, monitor=no_monitor, clock=Clock())
-    answers += [OverflowError("cannot convert float infinity to integer")] * 2 + [status_doc([0, 1])]
+    return status
+
+
+def no_monitor(**_kw):
+    raise nccl_ras.RasError("NCCL before 2.29 has no event stream")
+
+
+def test_an_answer_the_watch_did_not_foresee_is_recorded_told_once_and_the_watch_carries_on():
+    answers = [OverflowError("cannot convert float infinity to integer")] * 2 + [status_doc([0, 1])]
+    watch = job_watch.JobWatch(status=scripted(answers), monitor=no_monitor, clock=Clock())
     assert watch.poll() is False
     assert watch.news() == ["could not check the job: OverflowError: cannot convert float infinity to integer"]
     text = watch.metrics(0.0)
@@ -56,13 +59,7 @@ def test_a_malformed_status_names_its_field_and_no_job_is_no_failure():
     doc = status_doc([0, 1])
     doc["communicators"][0]["ranks"][1]["collective_counts"]["AllReduce"] = float("nan")
     answers = [doc, nccl_ras.NoRas("no NCCL RAS service at 127.0.0.1:1")]
-
-    def status(**_kw):
-        answer = answers.pop(0)
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-    watch = job_watch.JobWatch(status=status, monitor=no_monitor, clock=Clock())
+    watch = job_watch.JobWatch(status=scripted(answers), monitor=no_monitor, clock=Clock())
     assert watch.poll() is False
     assert watch.news() == ["could not check the job: NCCL RAS's status: "
                             "communicators[0].ranks[1].collective_counts.AllReduce is nan, not a finite number"]
