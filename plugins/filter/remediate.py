@@ -13,12 +13,13 @@ from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import m
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import ladder
 
 
-def remediate_plan(failing, floor=None, allowed=None):
+def remediate_plan(failing, floor=None, allow=None, services=None, gpu_holders=None):
     if not isinstance(failing, (list, tuple)) or not all(isinstance(item, dict) for item in failing):
         raise AnsibleFilterError("_remediate_plan: expects a list of findings, got %r" % (failing,))
-    if allowed is not None and not isinstance(allowed, (list, tuple)):
-        raise AnsibleFilterError("_remediate_plan: allowed must be a list of rungs, got %r" % (allowed,))
-    return make_unsafe(ladder.plan(list(failing), floor, ladder.fd.RUNGS if allowed is None else list(allowed)))
+    for name, value, kind in (("allow", allow, dict), ("services", services, dict), ("gpu_holders", gpu_holders, list)):
+        if value is not None and not isinstance(value, (kind, tuple) if kind is list else kind):
+            raise AnsibleFilterError("_remediate_plan: %s must be a %s, got %r" % (name, kind.__name__, value))
+    return make_unsafe(ladder.plan(list(failing), floor, allow, services, list(gpu_holders or [])))
 
 
 class FilterModule(object):

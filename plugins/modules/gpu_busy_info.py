@@ -53,6 +53,17 @@ options:
     elements: path
     default: [/etc/slurm/slurm.conf, /etc/slurm-llnl/slurm.conf, /run/slurm/conf/slurm.conf,
               /var/spool/slurmd/conf-cache/slurm.conf]
+  wait_s:
+    description:
+      - Look again every O(interval_s) until the node is idle, for at most this many seconds; V(0) looks once.
+      - The wait before a disruptive step on a drained node: a Slurm drain keeps the running job, so the node
+        is idle only once that job has ended. The result is the last look; RV(waited_s) says how long it took.
+    type: float
+    default: 0
+  interval_s:
+    description: Seconds between two looks while O(wait_s) lasts.
+    type: float
+    default: 5
 extends_documentation_fragment:
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
@@ -110,6 +121,11 @@ slurm:
   type: dict
   sample: {"node": "a3-node1", "states": ["mixed"], "jobs": [{"id": "4711", "user": "alice", "name": "train",
            "state": "RUNNING"}]}
+waited_s:
+  description: Seconds spent waiting for the node to become idle (V(0) without O(wait_s)).
+  returned: always
+  type: float
+  sample: 42.5
 msg:
   description: One line with the state and the reasons.
   returned: always
@@ -119,6 +135,7 @@ msg:
 
 import os
 import socket
+import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_busy, nvidia_smi
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
@@ -175,12 +192,21 @@ def main():
         slurm_conf_paths=dict(type="list", elements="path",
                               default=["/etc/slurm/slurm.conf", "/etc/slurm-llnl/slurm.conf",
                                        "/run/slurm/conf/slurm.conf", "/var/spool/slurmd/conf-cache/slurm.conf"]),
+        wait_s=dict(type="float", default=0),
+        interval_s=dict(type="float", default=5),
     ))
+    if gm.params["wait_s"] < 0 or gm.params["interval_s"] <= 0:
+        gm.fail("gpu_busy_info: wait_s must be 0 or more and interval_s above 0, not %s and %s"
+                % (gm.params["wait_s"], gm.params["interval_s"]))
+    decision, waited = gpu_busy.wait_idle(lambda: look(gm), gm.params["wait_s"], gm.params["interval_s"])
+    gm.exit(changed=False, msg=gpu_busy.summary(decision), waited_s=round(waited, 1), **decision)
+
+
+def look(gm):
     gpus, gpu_error = read_gpus(gm)
     slurm, slurm_error = read_slurm(gm)
-    decision = gpu_busy.decide(gpus=gpus, gpu_error=gpu_error, slurm=slurm, slurm_error=slurm_error,
-                               ignore=gm.params["ignore_processes"])
-    gm.exit(changed=False, msg=gpu_busy.summary(decision), **decision)
+    return gpu_busy.decide(gpus=gpus, gpu_error=gpu_error, slurm=slurm, slurm_error=slurm_error,
+                           ignore=gm.params["ignore_processes"])
 
 
 if __name__ == "__main__":

@@ -22,9 +22,17 @@ description:
     a node goes back only after a passing node check in the remediation that drained it.
   - At most O(max_per_hour) remediations start in any hour and at most O(max_share) of O(hosts) is under
     remediation at once (drained by it and not returned); the rest are held, and the decision says by what.
-  - A node that fails again within O(escalate_window_s) of a remediation starts one rung above the last one run.
-  - With O(outcome) it records how a run ended; with O(release) it ends a node's open runs after a person
-    returned it. State is a JSON file, locked from read to write.
+  - A node that fails again within O(escalate_window_s) of the end of a remediation in which a rung ran starts
+    one rung above the last one run, however long that remediation took.
+  - In dry run the caps are counted as a live run counts them (each alert sees the ones before it in the same
+    call), nothing is kept in O(state_file), and the nodes that would be acted on are returned in RV(preview).
+  - Give one of O(alerts), O(outcome), O(release), O(preview) and O(held). With O(outcome) it records how a run
+    ended; with O(release) it ends a node's open runs after a person returned it; with O(preview) it logs what a
+    dry run would do on a node; with O(held) it returns the nodes a remediation holds.
+  - 'State is a JSON file, C({"version": 1, "runs": [...]}), locked from read to write; a file of another shape,
+    a run in it of another shape, or a newer version fails the task in one line naming the file (and the run),
+    and is never read as empty. A file without a version, from an older release, is read as version 1.'
+  - Every decision's audit line is written before the state, so a decision that cannot be logged changes nothing.
   - An action plugin; it runs on the controller whatever the task's host. In check mode it decides and writes
     nothing.
 options:
@@ -48,12 +56,39 @@ options:
     elements: str
     default: []
   outcome:
-    description: How a run ended - C(run) (its id), C(outcome) (C(cleared), C(not_cleared), C(failed)),
-      C(rung) (the last rung run), C(returned) (back in service) and C(detail).
+    description:
+      - How a run ended - C(run) (its id), C(outcome), C(rung) (the last rung run, or none), C(returned) (back in
+        service) and C(detail).
+      - C(outcome) is one of C(cleared) (its rung cleared the finding), C(not_cleared) (no rung did; the node stays
+        drained), C(failed) (a step failed; the node stays drained), C(released) (a person returned the node),
+        C(waiting_for_job) (the node was drained but its job outlived the wait; no rung ran, the node stays drained
+        for a person and the run stays open, holding the node, until O(release)) or C(person_drained) (someone
+        else's drain was found on the node; nothing was done and the run is closed, as released).
+      - A run in which no rung ran (C(waiting_for_job), C(person_drained)) does not make the node's next
+        remediation start a rung higher.
     type: dict
   release:
-    description: A node a person returned to service; its open runs end.
+    description: A node a person returned to service (resumed outside the automation); its open runs end, with
+      O(release_reason).
     type: str
+  release_reason:
+    description: Why the node was released, kept in the audit line (C(reason)) and in each run released
+      (C(released_reason)).
+    type: str
+    default: released by a person
+  preview:
+    description:
+      - What a dry run would do on a node, after a read-only check of it - C(node) and C(plan), one line of text
+        (C(would drain node1, wait for job 42, then reset GPU 3)).
+      - It is appended to O(audit_log) as a line with C(decision) C(preview), C(node), C(plan) and C(time); the state
+        is not read or changed.
+    type: dict
+  held:
+    description:
+      - Return the nodes an open run holds (drained by a remediation, not returned, not released) in
+        RV(held_nodes), and nothing else - no decision, no audit line, no file made or changed.
+    type: bool
+    default: false
   hosts:
     description: The node set the caps apply to (the inventory's GPU nodes).
     type: list
@@ -80,7 +115,8 @@ options:
     type: int
     default: 2
   max_share:
-    description: The share of O(hosts) that may be under remediation at once (rounded down, at least 1; 0.1 of 64 nodes is 6).
+    description: The share of O(hosts) that may be under remediation at once (rounded down, at least 1; 0.1 of 64 nodes
+      is 6). Counted exactly as the decimal given - 0.7 of 90 nodes is 63.
     type: float
     default: 0.1
   escalate_window_s:
@@ -100,7 +136,7 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Decides and writes nothing (no state, no audit line).
+    details: Decides and writes nothing (no state, no audit line); O(held) reads as it always does.
   diff_mode:
     support: none
   idempotent:
@@ -122,11 +158,38 @@ EXAMPLES = r"""
     audit_log: /var/log/gpudirect-remediate/audit.jsonl
     dry_run: false
   register: guarded
+
+- name: Log what a dry run would do on a node, after a read-only check of it
+  gpudirect.gcp.remediation_guard:
+    preview:
+      node: "{{ item.node }}"
+      plan: "would drain {{ item.node }}, then repair it from {{ item.rung }}"
+    hosts: "{{ groups['gpu_nodes'] }}"
+    state_file: /var/lib/gpudirect-remediate/state.json
+    audit_log: /var/log/gpudirect-remediate/audit.jsonl
+  loop: "{{ guarded.preview }}"
+
+- name: The nodes a remediation holds drained
+  gpudirect.gcp.remediation_guard:
+    held: true
+    hosts: "{{ groups['gpu_nodes'] }}"
+    state_file: /var/lib/gpudirect-remediate/state.json
+    audit_log: /var/log/gpudirect-remediate/audit.jsonl
+  register: holding
+
+- name: A person resumed the node in Slurm; the automation lets it go
+  gpudirect.gcp.remediation_guard:
+    release: a3m-node-7
+    release_reason: resumed by the on-call after a manual GPU check
+    hosts: "{{ groups['gpu_nodes'] }}"
+    state_file: /var/lib/gpudirect-remediate/state.json
+    audit_log: /var/log/gpudirect-remediate/audit.jsonl
 """
 
 RETURN = r"""
 decisions:
-  description: One per alert - C(decision), C(node), C(alert), C(status), C(finding), C(rung), C(run), C(reason), C(time).
+  description: One per alert - C(decision), C(node), C(alert), C(status), C(finding), C(rung), C(run), C(reason),
+    C(time).
   returned: with alerts
   type: list
   elements: dict
@@ -135,6 +198,17 @@ act:
   returned: with alerts
   type: list
   elements: dict
+preview:
+  description: In dry run, the alerts that would be acted on - C(node), C(rung), C(finding), C(alert) (as RV(act),
+    without C(run)); the nodes to check read-only and give to O(preview).
+  returned: with alerts
+  type: list
+  elements: dict
+held_nodes:
+  description: The nodes an open run holds, sorted.
+  returned: with held
+  type: list
+  elements: str
 held:
   description: The decisions held by a guard.
   returned: with alerts
@@ -150,7 +224,7 @@ released:
   type: list
   elements: str
 messages:
-  description: Each decision in one line - what, the node, why.
+  description: Each audit line in one line - what, the node, why (a preview's plan, a release's reason).
   returned: always
   type: list
   elements: str

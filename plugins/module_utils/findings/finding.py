@@ -37,9 +37,9 @@ COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "rdma
 # judged only where a job runs, not by every node check: a report lists them for a host that has such a finding
 ONLY_WITH_FINDINGS = ("job",)
 SEVERITIES = ("fail", "warn")
-# repair rungs, least to most disruptive: run the job or the phase again, reset the GPU, reboot the VM,
-# report the host to Google as faulty
-RUNGS = ("rerun", "reset_gpu", "reboot", "report_host")
+# repair rungs, least to most disruptive: run the job or the phase again, restart the collection's service,
+# reset the GPU, reboot the VM, report the host to Google as faulty (what each does: the remediation ladder)
+RUNGS = ("rerun", "restart", "reset_gpu", "reboot", "report_host")
 REQUIRED = ("component", "subject", "severity", "cause")
 OPTIONAL = ("host", "repair", "rung", "action", "phase", "can_reschedule")
 # what a report shows of each finding, in its column order

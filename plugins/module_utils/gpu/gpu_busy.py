@@ -20,6 +20,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
+
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common.safe_text import one_line
 
 # sinfo %T long state names that mean jobs run on the node now
@@ -135,3 +137,17 @@ def summary(decision):
 def describe(host, decision):
     """One line: the node, its state and why."""
     return "%s: %s" % (host, summary(decision))
+
+
+def wait_idle(look, wait_s, interval_s, clock=None, sleep=None):
+    """look() -> decision, again every interval_s until it is idle or wait_s has passed (0: once).
+    Returns (the last decision, seconds waited); never sleeps past the deadline."""
+    clock, sleep = clock or time.time, sleep or time.sleep
+    start = clock()
+    deadline = start + max(0.0, float(wait_s))
+    while True:
+        decision = look()
+        now = clock()
+        if decision["state"] == "idle" or now >= deadline:
+            return decision, now - start
+        sleep(min(float(interval_s), max(0.0, deadline - now)))

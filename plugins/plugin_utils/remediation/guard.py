@@ -11,12 +11,15 @@ The guards, in the order they are tried:
   - a node under a remediation that has not ended is not started twice (Alertmanager repeats alerts);
   - at most max_per_hour remediations start in any hour, and at most max_share of the node set is
     under remediation (drained by it, not yet returned) at once; the rest are held, and say so;
-  - a node remediated again within escalate_window_s starts one rung above the one that ran last time,
-    never repeating a repair that did not hold;
-  - in dry run, the decision is made and logged, and nothing runs.
+  - a node remediated again within escalate_window_s of the end of a remediation in which a rung ran
+    starts one rung above the one that ran last time, never repeating a repair that did not hold;
+  - in dry run, the decision is made and logged, the caps counted as live counts them, and nothing runs
+    and nothing is kept.
 
-State (a JSON file): {"runs": [{id, node, started, rung, last_rung, outcome, ended, returned}]}, trimmed
-to what the windows need and the runs still open. Audit: one JSON line per decision and per outcome.
+State (a JSON file): {"version": 1, "runs": [{id, node, started, rung, last_rung, outcome, ended, returned,
+released_reason}]}, trimmed to what the windows need and the runs still open; a file of another shape or a
+newer version is refused, never read as empty. Audit: one JSON line per decision, outcome, release and
+preview, written before the state: a decision that cannot be logged changes nothing.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -26,9 +29,12 @@ __metaclass__ = type
 import errno
 import fcntl
 import json
+import math
 import os
 import stat
+import time
 import uuid
+from fractions import Fraction
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
@@ -37,8 +43,18 @@ HOUR = 3600.0
 # the rungs automation climbs; report_host hands the VM to Google and is opt-in (allow_report_host)
 LADDER = fd.RUNGS
 # how a run ends: its rung cleared the finding (returned: back in service after a passing check, or kept
-# drained where returning is not enabled), no rung did, a step failed; or a person released the node
-OUTCOMES = ("cleared", "not_cleared", "failed", "released")
+# drained where returning is not enabled), no rung did, a step failed; a person released the node; the
+# node's job outlived the wait after the drain (no rung ran; it stays drained for a person, the run open);
+# someone else's drain was on the node (nothing was done; the run is closed, as released)
+OUTCOMES = ("cleared", "not_cleared", "failed", "released", "waiting_for_job", "person_drained")
+# outcomes that end a run and free its node without a passing check: a person's decision stands
+CLOSED = ("released", "person_drained")
+# outcomes in which no rung ran: nothing to escalate from
+NO_RUNG = ("waiting_for_job", "person_drained")
+# the state file's layout; a newer one is refused rather than misread
+VERSION = 1
+# the options of which a call gives one
+MODES = ("alerts", "outcome", "release", "preview", "held")
 
 
 class GuardError(Exception):
@@ -61,19 +77,89 @@ def _rung(value):
     return value if value in LADDER else None
 
 
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _shown(value):
+    return safe_text.one_line(repr(value), 80)
+
+
+def _run_problem(run):
+    """What is wrong with a run read from the state, or None."""
+    if not isinstance(run, dict):
+        return "is not an object"
+    if not isinstance(run.get("id"), str) or not run["id"]:
+        return "has no id"
+    if not isinstance(run.get("node"), str) or not run["node"]:
+        return "has no node name"
+    if not _number(run.get("started")):
+        return "has a start time that is not a number (%s)" % _shown(run.get("started"))
+    if run.get("ended") is not None and not _number(run["ended"]):
+        return "has an end time that is not a number (%s)" % _shown(run["ended"])
+    if run.get("rung") not in LADDER:
+        return "has an unknown rung %s" % _shown(run.get("rung"))
+    # older cores recorded no rung as ""
+    if run.get("last_rung") not in LADDER + (None, ""):
+        return "has an unknown last rung %s" % _shown(run["last_rung"])
+    for key in ("outcome", "released_from"):
+        if run.get(key) is not None and run[key] not in OUTCOMES:
+            return "has an unknown %s %s" % (key.replace("_", " "), _shown(run[key]))
+    return None
+
+
+def runs_of(state, where, need_runs=True):
+    """The runs of a state as read, checked: GuardError in one line naming where (and the run's index)
+    for a shape or a version this guard does not know; nothing is dropped or read as empty."""
+    if not isinstance(state, dict):
+        raise GuardError("%s is not a JSON object: remove it, or repair it, to let remediation go on" % where)
+    version = state.get("version", 1)  # files written before the version was kept are version 1
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise GuardError("%s has version %s, not a version number (this guard reads %d)"
+                         % (where, _shown(version), VERSION))
+    if version > VERSION:
+        raise GuardError("%s is version %d, newer than this guard reads (%d): run the collection that wrote it"
+                         % (where, version, VERSION))
+    if "runs" not in state and not need_runs:
+        return []
+    if "runs" not in state:
+        raise GuardError("%s has no runs list" % where)
+    if not isinstance(state["runs"], list):
+        raise GuardError("%s: its runs is not a list" % where)
+    for index, run in enumerate(state["runs"]):
+        problem = _run_problem(run)
+        if problem:
+            raise GuardError("%s: its run at index %d %s" % (where, index, problem))
+    return state["runs"]
+
+
+def share_cap(share, count):
+    """The nodes that may be out at once: share of count, rounded down, at least one (a small cluster may
+    still repair a node). Exact for a decimal share: in floating point 0.7 * 90 is 62.99999999999999."""
+    return max(1, int(Fraction(repr(float(share))) * count))
+
+
 class Guard(object):
     def __init__(self, state, settings, now):
-        self.state = state if isinstance(state, dict) else {}
-        self.runs = [r for r in self.state.get("runs") or [] if isinstance(r, dict) and r.get("node")]
+        self.runs = list(runs_of(state, "the state", need_runs=False))
         self.settings, self.now = settings, float(now)
 
     def _recent(self, seconds):
-        return [r for r in self.runs if self.now - float(r.get("started", 0)) < seconds]
+        return [r for r in self.runs if self.now - r["started"] < seconds]
+
+    @staticmethod
+    def _last(run):
+        """When a run last did something: its end, else its start while open."""
+        return run["ended"] if run.get("ended") is not None else run["started"]
 
     def _open(self):
         """Runs that hold their node out of service: not returned by a passing check, not released by a
-        person (remediate_release)."""
-        return [r for r in self.runs if not r.get("returned") and r.get("outcome") != "released"]
+        person (remediate_release), not closed on finding a person's drain."""
+        return [r for r in self.runs if not r.get("returned") and r.get("outcome") not in CLOSED]
+
+    def held_nodes(self):
+        """The nodes an open run holds, sorted."""
+        return sorted(set(r["node"] for r in self._open()))
 
     def decide(self, alert, hosts):
         """One decision for one alert: {decision, node, rung, reason, alert, run}."""
@@ -106,8 +192,7 @@ class Guard(object):
         if len(started) >= self.settings["max_per_hour"]:
             return out("held", "held by the guard: %d remediation(s) started in the last hour, the cap is %d"
                        % (len(started), self.settings["max_per_hour"]))
-        # rounded down, at least one: a small cluster may still repair a node
-        cap = max(1, int(self.settings["max_share"] * len(hosts)))
+        cap = share_cap(self.settings["max_share"], len(hosts))
         if len(out_now) + 1 > cap:
             return out("held", "held by the guard: %d of %d node(s) are out under remediation, the cap is %d "
                        "(%g of the nodes)" % (len(out_now), len(hosts), cap, self.settings["max_share"]))
@@ -115,8 +200,15 @@ class Guard(object):
         if rung is None:
             return out("held", reason)
         if self.settings["dry_run"]:
+            # provisional, never kept (trimmed leaves it out): the next alert of this call meets the caps
+            # as a live run would
+            self.runs.append({"id": None, "node": node, "started": self.now, "rung": rung, "outcome": None,
+                              "alert": name, "provisional": True})
             return out("dry_run", "dry run: would drain %s and repair it from the least rung its findings name, "
-                                  "%s at the lowest (%s)" % (node, rung, reason), rung=rung)
+                                  "%s at the lowest (%s); passed the caps: %d of %d remediation(s) in the last "
+                                  "hour, %d of %d node(s) out (%g of %d)"
+                       % (node, rung, reason, len(started) + 1, self.settings["max_per_hour"], len(out_now) + 1,
+                          cap, self.settings["max_share"], len(hosts)), rung=rung)
         run = {"id": uuid.uuid4().hex[:12], "node": node, "started": self.now, "rung": rung, "outcome": None,
                "alert": name}
         self.runs.append(run)
@@ -125,8 +217,11 @@ class Guard(object):
 
     def _start_rung(self, node, asked):
         """The rung to start at: the alert's (else the first), one above the last one run on this node
-        within the escalation window when that one did not hold."""
-        window = [r for r in self._recent(self.settings["escalate_window_s"]) if r["node"] == node]
+        when that run ended within the escalation window: a repair that did not hold is not repeated
+        however long the drain took. A run in which no rung ran is not counted."""
+        window = [r for r in self.runs if r["node"] == node and not r.get("provisional")
+                  and self.now - self._last(r) < self.settings["escalate_window_s"]
+                  and (r.get("released_from") or r.get("outcome")) not in NO_RUNG]
         start = asked or LADDER[0]
         why = "the alert's rung" if asked else "the first rung"
         if window:
@@ -141,31 +236,43 @@ class Guard(object):
                 why = "escalated: %s failed again within %d s of a remediation that ended at %s" % (
                     node, self.settings["escalate_window_s"], last.get("last_rung") or last.get("rung"))
         if start == "report_host" and not self.settings["allow_report_host"]:
-            return None, "held: %s needs Google's host repair, which remediate_allow_report_host leaves to a person" % node
+            return None, ("held: %s needs Google's host repair, which remediate_allow_report_host leaves to a person"
+                          % node)
         return start, why
 
     def record(self, run_id, outcome, rung, returned=False):
-        """An outcome of a run started earlier; the run, updated, or None when it is not known."""
+        """An outcome of a run started earlier; the run, updated, or None when it is not known. GuardError
+        for an outcome or rung the state could not be read back with."""
+        if outcome not in OUTCOMES:
+            raise GuardError("outcome must be one of %s, not %s" % (", ".join(OUTCOMES), _shown(outcome)))
+        rung = rung or None  # an older core templates none as ""
+        if rung is not None and rung not in LADDER:
+            raise GuardError("the outcome's rung must be one of %s or none, not %s" % (", ".join(LADDER), _shown(rung)))
         for run in self.runs:
-            if run["id"] == run_id:
+            if run["id"] == run_id and not run.get("provisional"):
                 run.update(outcome=outcome, last_rung=rung, ended=self.now, returned=bool(returned))
                 return run
         return None
 
-    def release(self, node):
-        """A person returned the node: its open runs end (released); the runs released."""
+    def release(self, node, reason="released by a person"):
+        """A person returned the node: its open runs end (released, with the reason); the runs released."""
         out = []
         for run in self._open():
             if run["node"] == node:
-                run.update(outcome="released", ended=self.now)
+                # what the run had come to, so that escalation knows whether a rung ran
+                run.update(outcome="released", released_from=run.get("outcome"), released_reason=reason,
+                           ended=self.now)
                 out.append(run)
         return out
 
     def trimmed(self):
-        """The runs the windows still need, and every open one."""
-        keep, still_open = max(HOUR, self.settings["escalate_window_s"]), self._open()
-        return {"runs": [r for r in self.runs if self.now - float(r.get("started", 0)) < keep
-                         or r in still_open]}
+        """The state to keep: the runs the windows still need (the hour by start, escalation by end), and
+        every open one; never a dry run's."""
+        still_open = self._open()
+        return {"version": VERSION, "runs": [
+            r for r in self.runs if not r.get("provisional")
+            and (self.now - r["started"] < HOUR or self.now - self._last(r) < self.settings["escalate_window_s"]
+                 or r in still_open)]}
 
 
 def settings_of(args):
@@ -276,24 +383,33 @@ class StateFile(object):
         return self
 
     def read(self):
+        """The state as read ({} where the file is absent or empty), checked as runs_of says."""
         if self.handle is None:
             return {}
         self.handle.seek(0)
-        text = self.handle.read()
+        try:
+            text = self.handle.read()
+        except (OSError, UnicodeError) as exc:
+            raise GuardError("state file %s: cannot read it: %s" % (self.path, getattr(exc, "strerror", None) or exc))
         if not text.strip():
             return {}
         try:
-            return json.loads(text)
+            state = json.loads(text)
         except ValueError:
             raise GuardError("state file %s is not JSON: remove it, or repair it, to let remediation go on"
                              % self.path)
+        runs_of(state, "state file %s" % self.path)
+        return state
 
     def write(self, state):
-        self.handle.seek(0)
-        self.handle.truncate()
-        self.handle.write(json.dumps(state, sort_keys=True) + "\n")
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
+        try:
+            self.handle.seek(0)
+            self.handle.truncate()
+            self.handle.write(json.dumps(state, sort_keys=True) + "\n")
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+        except OSError as exc:
+            raise GuardError("state file %s: cannot write it: %s" % (self.path, exc.strerror or exc))
 
     def __exit__(self, *exc):
         if self.handle is not None:
@@ -304,6 +420,105 @@ class StateFile(object):
 def audit(path, lines):
     """Append JSON lines to the audit log (made 0600 where new; refused as open_own says)."""
     descriptor = open_own("audit log", path, os.O_WRONLY | os.O_APPEND)
-    with os.fdopen(descriptor, "a") as handle:
-        for line in lines:
-            handle.write(json.dumps(line, sort_keys=True) + "\n")
+    try:
+        with os.fdopen(descriptor, "a") as handle:
+            # one write: a line is never half there while another call appends
+            handle.write("".join(json.dumps(line, sort_keys=True) + "\n" for line in lines))
+    except OSError as exc:
+        raise GuardError("audit log %s: cannot write it: %s" % (path, exc.strerror or exc))
+
+
+def mode_of(args):
+    """The one of MODES a call gives (alerts when none): GuardError where it gives more."""
+    given = [name for name in MODES if args.get(name)]
+    if len(given) > 1:
+        raise GuardError("give one of alerts, outcome, release, preview and held, not %s" % " and ".join(given))
+    return given[0] if given else "alerts"
+
+
+def message(line):
+    """An audit line in one line: what, the node, why."""
+    decision, node = line["decision"], line.get("node") or "-"
+    if decision == "preview":
+        return "preview %s: %s" % (node, line["plan"])
+    if decision == "outcome":
+        return "outcome %s: %s" % (node, line["outcome"])
+    if decision == "release":
+        return "release %s: released %d run(s): %s" % (node, len(line["runs"]), line["reason"])
+    return "%s %s: %s" % (decision, node, line.get("reason"))
+
+
+def apply(args, check, now):
+    """The remediation_guard action's work on its checked arguments (alerts already read): (the audit lines,
+    the result's keys, changed among them). The audit line is written before the state: a decision that
+    cannot be logged changes nothing. In check mode nothing is written."""
+    mode = mode_of(args)
+    settings = settings_of(args)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+    if mode == "preview":
+        line = _preview(args["preview"], stamp)
+        if not check:
+            audit(args["audit_log"], [line])
+        return [line], {"changed": False}
+    if mode == "held":
+        # read only: no file made, no line logged
+        with StateFile(args["state_file"], create=False) as state_file:
+            return [], {"held_nodes": Guard(state_file.read(), settings, now).held_nodes(), "changed": False}
+    with StateFile(args["state_file"], create=not check) as state_file:
+        judge = Guard(state_file.read(), settings, now)
+        lines, out = _STEPS[mode](judge, args, stamp)
+        if not check:
+            audit(args["audit_log"], lines)
+            # a dry run's decisions start no run: its state is never written
+            if any(line["decision"] in ("act", "outcome", "release") for line in lines):
+                state_file.write(judge.trimmed())
+    out["changed"] = bool(out.get("act") or out.get("recorded") or out.get("released"))
+    return lines, out
+
+
+def _preview(item, stamp):
+    node, plan = item.get("node"), item.get("plan")
+    if not isinstance(node, str) or not node:
+        raise GuardError("preview needs a node (a name), not %s" % _shown(node))
+    if not isinstance(plan, str) or not plan:
+        raise GuardError("preview needs a plan (one line of text), not %s" % _shown(plan))
+    return {"time": stamp, "decision": "preview", "node": safe_text.one_line(node, 200),
+            "plan": safe_text.one_line(plan, 2000)}
+
+
+def _outcome(judge, args, stamp):
+    item = args["outcome"]
+    run = judge.record(item.get("run"), item.get("outcome"), item.get("rung"), item.get("returned", False))
+    if run is None:
+        raise GuardError("no remediation run %s in the state file" % _shown(item.get("run")))
+    line = {"time": stamp, "decision": "outcome", "node": run["node"], "run": run["id"], "alert": run.get("alert"),
+            "rung": run["last_rung"], "outcome": run["outcome"], "returned": run["returned"],
+            "detail": item.get("detail", "")}
+    return [line], {"recorded": run}
+
+
+def _release(judge, args, stamp):
+    reason = safe_text.one_line(args.get("release_reason") or "released by a person", 500)
+    runs = judge.release(args["release"], reason)
+    line = {"time": stamp, "decision": "release", "node": args["release"], "runs": [r["id"] for r in runs],
+            "reason": reason}
+    return [line], {"released": [r["id"] for r in runs]}
+
+
+def _alerts(judge, args, stamp):
+    hosts = list(args["hosts"])
+    lines, act, preview = [], [], []
+    for alert in args["alerts"]:
+        decision = judge.decide(alert, hosts)
+        lines.append(dict(decision, time=stamp))
+        seen = {"node": decision["node"], "rung": decision["rung"], "finding": decision["finding"],
+                "alert": decision["alert"]}
+        if decision["decision"] == "act":
+            act.append(dict(seen, run=decision["run"]))
+        elif decision["decision"] == "dry_run":
+            preview.append(seen)
+    return lines, {"decisions": lines, "act": act, "preview": preview,
+                   "held": [d for d in lines if d["decision"] == "held"]}
+
+
+_STEPS = {"alerts": _alerts, "outcome": _outcome, "release": _release}

@@ -30,11 +30,13 @@ NODE = "node-a"
 
 
 def _inventory(tmp_path, settings):
-    """Two GPU nodes that are never contacted (the guard runs on the controller; a dry run acts on none)."""
+    """Two GPU nodes on this machine (a dry run previews the node it would act on: its check cannot run
+    here, and the preview says so)."""
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
     inventory = {"all": {
-        "hosts": {"localhost": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}},
+        "hosts": {"localhost": local},
         "vars": settings,
-        "children": {"gpu_nodes": {"hosts": {NODE: {"ansible_host": "127.0.0.1"}, "node-b": {"ansible_host": "127.0.0.1"}}}}}}
+        "children": {"gpu_nodes": {"hosts": {NODE: dict(local), "node-b": dict(local)}}}}}
     path = tmp_path / "inventory.yml"
     path.write_text(yaml.safe_dump(inventory))
     return path
@@ -52,7 +54,8 @@ def _audit(state_dir):
 
 def _assert_text_kept(marks, lines, sent):
     assert sorted(os.listdir(str(marks))) == [], "evaluated: %s" % sorted(os.listdir(str(marks)))
-    by_node = dict((line["node"], line) for line in lines)
+    # the decisions (the preview of the node a dry run would act on follows them)
+    by_node = dict((line["node"], line) for line in lines if line["decision"] != "preview")
     about_node, about_template = sent
     assert by_node[NODE]["alert"] == about_node["labels"]["alertname"]
     assert by_node[NODE]["finding"] == "%s %s" % (about_node["labels"]["component"], about_node["labels"]["subject"])
@@ -159,12 +162,13 @@ def test_the_rulebook_chain_keeps_every_posted_field_as_text(tmp_path):
             pytest.fail("the rulebook's source did not answer: %s" % (tmp_path / "rulebook.log").read_text()[-3000:])
         deadline = time.monotonic() + 180
         lines = []
-        while time.monotonic() < deadline and len(lines) < 2:
+        while time.monotonic() < deadline and len(lines) < 3:
             time.sleep(1)
             if (state / "audit.jsonl").exists():
                 lines = _audit(state)
             assert rulebook.poll() is None, (tmp_path / "rulebook.log").read_text()[-3000:]
-        assert len(lines) == 2, (tmp_path / "rulebook.log").read_text()[-3000:]
+        # two decisions and the preview of the node the dry run would act on
+        assert sorted(line["decision"] for line in lines) == ["dry_run", "ignored", "preview"], lines
     finally:
         rulebook.terminate()
         rulebook.wait(30)

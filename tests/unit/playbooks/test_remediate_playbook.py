@@ -45,8 +45,11 @@ def test_dry_run_decides_logs_and_touches_no_node(tmp_path):
     proc, lines = play(tmp_path, [alert("a3m-1"), alert("a3m-2", "resolved"), alert("elsewhere")])
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert [(l["node"], l["decision"]) for l in lines] == [("a3m-1", "dry_run"), ("a3m-2", "ignored"),
-                                                           ("elsewhere", "ignored")]
-    assert "Drain, repair, check" not in proc.stdout and not (tmp_path / "state" / "state.json").read_text().strip()
+                                                           ("elsewhere", "ignored"), ("a3m-1", "preview")]
+    # the node live would act on gets the read-only check (here it cannot run: the preview says so), nothing else
+    assert lines[-1]["plan"].startswith("could not preview: Read the node check's configuration")
+    assert "Drain the node" not in proc.stdout.split("Log that the dry run")[0].split("Read the node check")[1]
+    assert not (tmp_path / "state" / "state.json").read_text().strip()
 
 
 def test_a_live_run_acts_within_the_cap_and_logs_a_failed_step_with_the_node_left_out_of_service(tmp_path):

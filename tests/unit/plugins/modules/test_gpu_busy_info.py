@@ -12,6 +12,7 @@ import os
 import pytest
 from ansible.module_utils import basic
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_busy
 from ansible_collections.gpudirect.gcp.plugins.modules import gpu_busy_info
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run
 
@@ -124,3 +125,30 @@ def test_the_programs_to_ignore_are_listed_apart_and_leave_the_node_idle(node, c
     out = run(gpu_busy_info, {"slurm": False, "ignore_processes": ["llama-server"]}, capsys)
     assert (out["state"], out["processes"]) == ("idle", [])
     assert [(p["gpu"], p["pid"]) for p in out["ignored"]] == [(0, 100477), (1, 100477)]
+
+
+def slurm_args(tmp_path, **more):
+    (tmp_path / "slurm.conf").write_text("ClusterName=test\n")
+    return dict({"slurm_node": "a3-node1", "slurm_conf_paths": [str(tmp_path / "slurm.conf")]}, **more)
+
+
+def test_wait_s_looks_again_until_the_job_has_left_the_drained_node(node, capsys, monkeypatch, tmp_path):
+    fake = node(sinfo="draining\n", squeue="4711|alice|train|RUNNING\n")
+    monkeypatch.setattr(gpu_busy.time, "sleep", lambda s: setattr(fake, "sinfo", "drained\n"))
+    out = run(gpu_busy_info, slurm_args(tmp_path, wait_s=60, interval_s=1), capsys)
+    assert out["state"] == "idle" and out["waited_s"] >= 0
+    assert len([c for c in fake.calls if os.path.basename(c[0]) == "sinfo"]) == 2
+
+
+def test_without_wait_s_a_busy_node_is_looked_at_once(node, capsys, tmp_path):
+    fake = node(sinfo="draining\n", squeue="4711|alice|train|RUNNING\n")
+    out = run(gpu_busy_info, slurm_args(tmp_path), capsys)
+    assert out["state"] == "busy" and out["waited_s"] == 0
+    assert "job 4711 (train, alice)" in out["msg"]
+    assert len([c for c in fake.calls if os.path.basename(c[0]) == "sinfo"]) == 1
+
+
+def test_a_negative_wait_is_one_line(node, capsys):
+    node()
+    out = run(gpu_busy_info, {"wait_s": -1}, capsys)
+    assert out["failed"] and out["msg"].startswith("gpu_busy_info: wait_s must be 0 or more")

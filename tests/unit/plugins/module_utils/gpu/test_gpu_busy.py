@@ -166,3 +166,20 @@ def test_process_names_from_the_node_are_made_safe_and_short():
     reason = gpu_busy.decide(gpus=records)["reasons"][0]
     assert "\x1b" not in reason and "\n" not in reason and len(reason) < 300
     assert reason.startswith("GPU 0: pid 7 evil\\x1b[2Jname")
+
+
+def test_wait_idle_stops_at_the_deadline_without_sleeping_past_it():
+    now, slept = [0.0], []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        now[0] += seconds
+
+    decision, waited = gpu_busy.wait_idle(lambda: {"state": "busy"}, 10, 4, clock=lambda: now[0], sleep=sleep)
+    assert decision["state"] == "busy" and waited == 10 and slept == [4, 4, 2]
+
+
+def test_wait_idle_returns_at_the_first_idle_look():
+    looks = iter([{"state": "unknown"}, {"state": "idle"}, {"state": "busy"}])
+    decision, _waited = gpu_busy.wait_idle(lambda: next(looks), 100, 1, clock=lambda: 0.0, sleep=lambda s: None)
+    assert decision["state"] == "idle"

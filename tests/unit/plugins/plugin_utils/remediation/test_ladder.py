@@ -1,34 +1,89 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The repair ladder a remediation climbs, from a node's failing findings."""
+"""The repair ladder a remediation climbs: only rungs that can clear a finding of its kind, a service
+restarted rather than re-applied, a GPU reset with its holders stopped, maintenance never rebooted."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+
+import pytest
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import health, rdma
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import maintenance
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import ladder
 
 REMAP = {"component": "gpu", "subject": "GPU 1 (0000:05:00)", "severity": "fail", "cause": "a row remapping is pending",
-         "rung": "reset_gpu", "action": ["nvidia-smi", "--gpu-reset", "-i", "1"]}
+         "rung": "reset_gpu", "action": ["nvidia-smi", "--gpu-reset", "-i", "0000:05:00.0"]}
 RXDM = {"component": "rxdm", "subject": "receive-datapath-manager", "severity": "fail", "cause": "not running"}
-ALL = ["rerun", "reset_gpu", "reboot", "report_host"]
+PROFILE = {"component": "nccl_profile", "subject": "/etc/nccl.conf", "severity": "fail", "cause": "missing"}
+MAINT = {"component": "host", "subject": "maintenance", "severity": "fail", "cause": "a maintenance event is due"}
+UNITS = {"rxdm": "gpudirect-rxdm.service"}
+NO_REBOOT = {"remediate_allow_reboot": False}
 
 
-def test_a_gpu_fault_starts_at_its_reset_and_climbs_to_what_is_allowed():
-    steps = ladder.plan([REMAP], None, ["rerun", "reset_gpu", "reboot"])
-    assert [s["rung"] for s in steps] == ["reset_gpu", "reboot"]
-    assert steps[0]["commands"] == [["nvidia-smi", "--gpu-reset", "-i", "1"]]
+def rungs(out):
+    return [s["rung"] for s in out["steps"]]
 
 
-def test_a_configuration_fault_starts_by_re_applying_its_phase():
-    steps = ladder.plan([RXDM, REMAP], None, ALL)
-    assert [(s["rung"], s["phases"]) for s in steps][:2] == [("rerun", ["rxdm"]), ("reset_gpu", [])]
+def test_a_gpu_fault_is_reset_with_its_holders_stopped_then_rebooted():
+    out = ladder.plan([REMAP], None, {"remediate_allow_report_host": False}, UNITS, ["nvidia-dcgm.service"])
+    assert rungs(out) == ["reset_gpu", "reboot"]
+    assert out["steps"][0]["commands"] == [REMAP["action"]] and out["steps"][0]["stop"] == ["nvidia-dcgm.service"]
+    assert out["steps"][0]["says"] == "reset GPU(s) 0000:05:00.0"
 
 
-def test_the_guards_floor_skips_the_rungs_below_it_and_a_rung_with_nothing_to_do_is_left_out():
-    assert [s["rung"] for s in ladder.plan([RXDM, REMAP], "reboot", ALL)] == ["reboot", "report_host"]
-    assert [s["rung"] for s in ladder.plan([RXDM], "reset_gpu", ALL)] == ["reboot", "report_host"]
-    assert ladder.plan([REMAP], "report_host", ["rerun", "reset_gpu", "reboot"]) == []
+def test_a_drifted_service_is_restarted_not_re_applied():
+    out = ladder.plan([RXDM], None, NO_REBOOT, UNITS)
+    assert [(s["rung"], s["services"]) for s in out["steps"]] == [("restart", ["gpudirect-rxdm.service"])]
+    # without the unit, there is nothing to restart, and a reboot is not allowed: no rung
+    assert ladder.plan([RXDM], None, NO_REBOOT, {})["steps"] == []
+
+
+def test_a_setting_is_re_applied_and_never_rebooted_for():
+    out = ladder.plan([PROFILE], None, {}, UNITS)
+    assert [(s["rung"], s["phases"]) for s in out["steps"]] == [("rerun", ["nccl_profile"])]
+
+
+def test_maintenance_is_handed_over_and_nothing_is_climbed():
+    out = ladder.plan([MAINT, REMAP], None, {}, UNITS)
+    assert out["steps"] == [] and out["hand_over"][0].startswith("host maintenance: Google's host maintenance")
+
+
+def test_the_guards_floor_skips_the_rungs_below_it():
+    assert rungs(ladder.plan([RXDM, REMAP], "reboot", {}, UNITS)) == ["reboot", "report_host"]
+    assert ladder.plan([REMAP], "report_host", {"remediate_allow_report_host": False}, UNITS)["steps"] == []
     # only a GPU reset is run from a finding's action, nothing else it might name
     odd = dict(REMAP, action=["rm", "-rf", "/"])
-    assert [s["rung"] for s in ladder.plan([odd], None, ALL)] == ["reboot", "report_host"]
+    assert rungs(ladder.plan([odd], None, {}, UNITS)) == ["reboot", "report_host"]
+
+
+def test_every_rung_has_one_row_and_its_task_file():
+    assert tuple(row["rung"] for row in ladder.RUNG_TABLE) == fd.RUNGS
+    tasks = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..", "roles", "remediate", "tasks")
+    assert all(os.path.exists(os.path.join(tasks, row["tasks"])) for row in ladder.RUNG_TABLE)
+
+
+def _every_failing_finding():
+    """Every failing finding the node check's GPU, RDMA and maintenance rules can build, from their own
+    builders (one of each rung), and the parts whose findings carry no rung."""
+    out = [health.finding("GPU 0", "fail", "x", rung, ["reboot"] if rung == "reboot" else None)
+           for rung in fd.RUNGS]
+    out += [rdma.finding("mlx5_0", "fail", "x", rung) for rung in fd.RUNGS]
+    out += maintenance.judge({"event": "MIGRATE_ON_HOST_MAINTENANCE", "upcoming": None})
+    out += [fd.make(component, "x", "fail", "x") for component in fd.COMPONENTS]
+    return out
+
+
+@pytest.mark.parametrize("item", _every_failing_finding(), ids=lambda f: "%s-%s" % (f["component"], f.get("rung")))
+def test_every_finding_kind_reaches_the_planner_with_a_rung_or_a_hand_over(item):
+    out = ladder.plan([item], None, {}, UNITS)
+    kind = ladder.kind_of(item)
+    assert set(rungs(out)) <= set(kind["rungs"])
+    assert bool(out["hand_over"]) == (not kind["rungs"])
+    # maintenance and Google-only faults never reach a reboot
+    if kind["kind"] in ("maintenance", "google_only"):
+        assert "reboot" not in rungs(out)

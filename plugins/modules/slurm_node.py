@@ -1,0 +1,172 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpudirect.gcp contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: slurm_node
+short_description: Drain a Slurm node with a reason, or resume it, leaving a person's drain alone
+version_added: 1.1.0
+author:
+  - gpudirect.gcp contributors (@gpudirect)
+description:
+  - Reads the node's Slurm state and drain reason (C(sinfo -h -N -n NODE -o "%T %u %E")) and, where asked,
+    drains it (C(scontrol update nodename=NODE state=drain reason=...)) or resumes it (C(state=resume)).
+  - The collection marks its drains with O(owner) at the start of the reason. A node that is drained, down or
+    failed with any other reason was taken out by a person or by Slurm; it is left as it is, its reason kept,
+    and RV(person) says so. Only a node whose drain is the collection's own is resumed.
+  - A drain keeps the jobs that run on the node (Slurm lets them end); wait for them with
+    M(gpudirect.gcp.gpu_busy_info) and its O(gpudirect.gcp.gpu_busy_info#module:wait_s) before anything disruptive.
+  - Runs on the node (or any host with the Slurm client commands and the cluster's configuration).
+options:
+  node:
+    description: The node's Slurm name.
+    type: str
+    required: true
+  state:
+    description:
+      - V(drained) drains the node with O(reason) unless it is out of service already.
+      - V(resumed) resumes the node where its drain is the collection's own.
+      - V(read) only reads the node's state.
+    type: str
+    choices: [drained, resumed, read]
+    default: read
+  reason:
+    description: Why the node is drained; one line, secrets masked, O(owner) put before it. Required with O(state=drained).
+    type: str
+  owner:
+    description: The mark at the start of every drain reason the collection sets, which tells its drains from others'.
+    type: str
+    default: gpudirect
+  sinfo:
+    description: The C(sinfo) command, a name on PATH or an absolute path.
+    type: str
+    default: sinfo
+  scontrol:
+    description: The C(scontrol) command, a name on PATH or an absolute path.
+    type: str
+    default: scontrol
+extends_documentation_fragment:
+  - gpudirect.gcp.attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reads the node's state and says what would change; runs no C(scontrol update).
+  diff_mode:
+    support: full
+    details: The node's states and reason before and after.
+  idempotent:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Take the node out of new jobs with the finding as the reason
+  gpudirect.gcp.slurm_node:
+    node: "{{ inventory_hostname }}"
+    state: drained
+    reason: "remediate: gpu GPU 3: pending row remap"
+  register: drained
+
+- name: Say that a person's drain was kept
+  ansible.builtin.debug:
+    msg: "{{ drained.msg }}"
+  when: drained.person
+
+- name: Return the node to Slurm, where the collection drained it
+  gpudirect.gcp.slurm_node:
+    node: "{{ inventory_hostname }}"
+    state: resumed
+"""
+
+RETURN = r"""
+node:
+  description: The node's state after the task (what it would be, in check mode).
+  returned: always
+  type: dict
+  contains:
+    node: {description: The Slurm name., type: str}
+    states: {description: "sinfo's states, lower case, without suffixes (V(idle), V(drained), V(mixed))", type: list,
+             elements: str}
+    out: {description: Whether the node is drained, down or failed., type: bool}
+    reason: {description: The drain reason, one line., type: str}
+    reason_user: {description: Who set the reason ("" where Slurm does not say)., type: str}
+  sample: {"node": "a3-node1", "states": ["drained"], "out": true, "reason": "gpudirect remediate: gpu GPU 3",
+           "reason_user": "root"}
+ours:
+  description: Whether the node's drain is the collection's own (its reason starts with O(owner)).
+  returned: always
+  type: bool
+person:
+  description: Whether a drain that is not the collection's held the task back (nothing was changed).
+  returned: always
+  type: bool
+msg:
+  description: One line saying what was done or why nothing was.
+  returned: always
+  type: str
+  sample: "a3-node1: left as it is: drained by alice (RMA 4711), not by gpudirect"
+"""
+
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common.safe_text import one_line
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import slurm_node
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+
+
+def read(gm, sinfo, node):
+    rc, out, err = gm.run(slurm_node.sinfo_argv(sinfo, node))
+    if rc != 0:
+        gm.fail("slurm_node: %s -n %s exited %d: %s" % (sinfo, node, rc, one_line(err or out, 200)))
+    try:
+        record = slurm_node.parse(out, node)
+    except slurm_node.SlurmNodeError as exc:
+        gm.fail("slurm_node: %s" % exc)
+    if record is None:
+        gm.fail("slurm_node: Slurm does not list a node %s (sinfo -n %s printed nothing)" % (node, node))
+    return record
+
+
+def main():
+    gm = GpuModule(dict(
+        node=dict(type="str", required=True),
+        state=dict(type="str", choices=["drained", "resumed", "read"], default="read"),
+        reason=dict(type="str"),
+        owner=dict(type="str", default=slurm_node.OWNER),
+        sinfo=dict(type="str", default="sinfo"),
+        scontrol=dict(type="str", default="scontrol"),
+    ), required_if=[("state", "drained", ("reason",))])
+    params = gm.params
+    node, owner = params["node"], params["owner"]
+    if not node or not owner or " " in owner:
+        gm.fail("slurm_node: node and owner must be non-empty, and owner one word, not %r and %r" % (node, owner))
+    before = read(gm, gm.executable(params["sinfo"]), node)
+    if params["state"] == "read":
+        gm.exit(changed=False, node=before, ours=slurm_node.ours(before, owner), person=False,
+                msg="%s: %s%s" % (node, "+".join(before["states"]), (": " + before["reason"]) if before["reason"] else ""))
+    update, why, person = slurm_node.plan(before, params["state"], params["reason"], owner)
+    after = before
+    if update:
+        after = dict(before, out=params["state"] == "drained",
+                     reason=update[1][len("reason="):] if params["state"] == "drained" else "",
+                     states=before["states"] + ["drain"] if params["state"] == "drained"
+                     else [s for s in before["states"] if s not in slurm_node.OUT_STATES] or ["idle"])
+        if not gm.check_mode:
+            argv = [gm.executable(params["scontrol"]), "update", "nodename=%s" % node] + update
+            rc, out, err = gm.run(argv)
+            if rc != 0:
+                gm.fail("slurm_node: scontrol update nodename=%s %s exited %d: %s" % (
+                    node, update[0], rc, one_line(err or out, 200)))
+            after = read(gm, gm.executable(params["sinfo"]), node)
+    result = dict(changed=bool(update), node=after, ours=slurm_node.ours(after, owner), person=person,
+                  msg="%s: %s" % (node, why))
+    if gm.diff_mode:
+        result["diff"] = {"before": {"states": before["states"], "reason": before["reason"]},
+                          "after": {"states": after["states"], "reason": after["reason"]}}
+    gm.exit(**result)
+
+
+if __name__ == "__main__":
+    main()
