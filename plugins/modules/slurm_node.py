@@ -42,6 +42,13 @@ options:
     description: The mark at the start of every drain reason the collection sets, which tells its drains from others'.
     type: str
     default: gpudirect
+  missing:
+    description:
+      - What a node Slurm does not know is - V(fail) fails the task; V(ignore) returns RV(listed) false and changes
+        nothing (a node not yet in C(slurm.conf), or no Slurm client on the host, gets no job anyway).
+    type: str
+    choices: [fail, ignore]
+    default: fail
   sinfo:
     description: The C(sinfo) command, a name on PATH or an absolute path.
     type: str
@@ -96,6 +103,10 @@ node:
     reason_user: {description: Who set the reason ("" where Slurm does not say)., type: str}
   sample: {"node": "a3-node1", "states": ["drained"], "out": true, "reason": "gpudirect remediate: gpu GPU 3",
            "reason_user": "root"}
+listed:
+  description: Whether Slurm knows the node (false only with O(missing=ignore)).
+  returned: always
+  type: bool
 ours:
   description: Whether the node's drain is the collection's own (its reason starts with O(owner)).
   returned: always
@@ -111,20 +122,29 @@ msg:
   sample: "a3-node1: left as it is: drained by alice (RMA 4711), not by gpudirect"
 """
 
+import os
+
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common.safe_text import one_line
 from ansible_collections.gpudirect.gcp.plugins.module_utils.health import slurm_node
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 
 def read(gm, sinfo, node):
-    rc, out, err = gm.run(slurm_node.sinfo_argv(sinfo, node))
+    """The node's record, or None where Slurm does not know it and missing is ignore."""
+    ignore = gm.params["missing"] == "ignore"
+    path = sinfo if os.path.isabs(sinfo) else gm.which(sinfo)
+    if not path:
+        if ignore:
+            return None
+        gm.fail("slurm_node: %s not found on this host: no Slurm client here" % sinfo)
+    rc, out, err = gm.run(slurm_node.sinfo_argv(path, node))
     if rc != 0:
         gm.fail("slurm_node: %s -n %s exited %d: %s" % (sinfo, node, rc, one_line(err or out, 200)))
     try:
         record = slurm_node.parse(out, node)
     except slurm_node.SlurmNodeError as exc:
         gm.fail("slurm_node: %s" % exc)
-    if record is None:
+    if record is None and not ignore:
         gm.fail("slurm_node: Slurm does not list a node %s (sinfo -n %s printed nothing)" % (node, node))
     return record
 
@@ -137,14 +157,18 @@ def main():
         owner=dict(type="str", default=slurm_node.OWNER),
         sinfo=dict(type="str", default="sinfo"),
         scontrol=dict(type="str", default="scontrol"),
+        missing=dict(type="str", choices=["fail", "ignore"], default="fail"),
     ), required_if=[("state", "drained", ("reason",))])
     params = gm.params
     node, owner = params["node"], params["owner"]
     if not node or not owner or " " in owner:
         gm.fail("slurm_node: node and owner must be non-empty, and owner one word, not %r and %r" % (node, owner))
-    before = read(gm, gm.executable(params["sinfo"]), node)
+    before = read(gm, params["sinfo"], node)
+    if before is None:
+        gm.exit(changed=False, listed=False, node=None, ours=False, person=False,
+                msg="%s: not a node of this Slurm, nothing to do" % node)
     if params["state"] == "read":
-        gm.exit(changed=False, node=before, ours=slurm_node.ours(before, owner), person=False,
+        gm.exit(changed=False, listed=True, node=before, ours=slurm_node.ours(before, owner), person=False,
                 msg="%s: %s%s" % (node, "+".join(before["states"]), (": " + before["reason"]) if before["reason"] else ""))
     update, why, person = slurm_node.plan(before, params["state"], params["reason"], owner)
     after = before
@@ -159,8 +183,8 @@ def main():
             if rc != 0:
                 gm.fail("slurm_node: scontrol update nodename=%s %s exited %d: %s" % (
                     node, update[0], rc, one_line(err or out, 200)))
-            after = read(gm, gm.executable(params["sinfo"]), node)
-    result = dict(changed=bool(update), node=after, ours=slurm_node.ours(after, owner), person=person,
+            after = read(gm, params["sinfo"], node) or after
+    result = dict(changed=bool(update), listed=True, node=after, ours=slurm_node.ours(after, owner), person=person,
                   msg="%s: %s" % (node, why))
     if gm.diff_mode:
         result["diff"] = {"before": {"states": before["states"], "reason": before["reason"]},

@@ -3,7 +3,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A Slurm node's drain, as the collection changes it (the slurm_node module): a person's decision stands.
 
-The collection marks every drain it makes with its own prefix in the reason ("gpudirect ..."). A node
+The collection marks every drain it makes with its own prefix in the reason ("gpudirect ...", and the
+node agent's Slurm hooks "gpudirect: ..."); a run that must tell its own drains from the collection's
+others (the rolling upgrade) marks them with an owner of its own ("gpudirect-upgrade ..."). A node
 drained, down or failed with any other reason was taken out by a person (or by Slurm itself): its
 reason is never overwritten, and the collection never resumes it. The collection resumes only a node
 whose drain is its own.
@@ -55,15 +57,21 @@ def parse(text, node):
             "reason": safe_text.one_line(reason, MAX_REASON), "reason_user": user}
 
 
+def marked(reason, owner=OWNER):
+    """Whether a reason starts with the owner mark, as a word ("gpudirect ..." or "gpudirect: ...", as the
+    node agent's hooks write it; not "gpudirect-other ...")."""
+    return reason == owner or reason.startswith(owner + " ") or reason.startswith(owner + ":")
+
+
 def ours(record, owner=OWNER):
     """Whether the node's drain is the collection's own (its reason starts with the owner mark)."""
-    return bool(record and record["out"] and record["reason"].startswith(owner + " "))
+    return bool(record and record["out"] and marked(record["reason"], owner))
 
 
 def reason_text(reason, owner=OWNER):
     """The drain reason the collection sets: the owner mark, then the reason, one masked line."""
     text = safe_text.one_line(safe_text.mask_text(reason or ""), MAX_REASON - len(owner) - 1)
-    return "%s %s" % (owner, text) if not text.startswith(owner + " ") else text
+    return text if marked(text, owner) else "%s %s" % (owner, text)
 
 
 def plan(record, state, reason, owner=OWNER):

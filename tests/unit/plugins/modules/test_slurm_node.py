@@ -106,8 +106,22 @@ def test_a_reason_is_one_masked_line_with_the_mark_once():
     ("down* slurm Not responding", True, False),
     ("drained root gpudirect nccl-tests hold", True, True),
     ("draining root gpudirect-other: x", True, False),
+    ("drained root gpudirect: fail gpu", True, True),
     ("mixed+drain bob maintenance", True, False),
 ])
 def test_states_and_owners_read_from_sinfo(line, out, ours):
     record = sn.parse(line, "node1")
     assert (record["out"], sn.ours(record)) == (out, ours)
+
+
+def test_a_node_slurm_does_not_know_is_nothing_to_do_when_asked(slurm, capsys):
+    fake = slurm("")
+    out = run(slurm_node, {"node": "node1", "state": "drained", "reason": "x", "missing": "ignore"}, capsys)
+    assert not out["changed"] and out["listed"] is False and out["node"] is None and updates(fake) == []
+
+
+def test_the_hooks_drain_is_the_collections_and_another_owner_is_not():
+    assert sn.ours(sn.parse("drained root gpudirect: fail gpu GPU 1: row remap", "n"))
+    assert sn.ours(sn.parse("drained root gpudirect SANDBOX: fail gpu", "n"))
+    upgrade = sn.parse("drained root gpudirect-upgrade v1 to v2", "n")
+    assert not sn.ours(upgrade) and sn.ours(upgrade, "gpudirect-upgrade")
