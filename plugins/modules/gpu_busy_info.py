@@ -45,18 +45,10 @@ options:
     description: The node's Slurm name; empty for the short host name.
     type: str
     default: ""
-  slurm_conf_paths:
-    description:
-      - Where a Slurm configuration may be (besides C(SLURM_CONF)). Where none exists, Slurm is not
-        configured on the node and its state is not read.
-    type: list
-    elements: path
-    default: [/etc/slurm/slurm.conf, /etc/slurm-llnl/slurm.conf, /run/slurm/conf/slurm.conf,
-              /var/spool/slurmd/conf-cache/slurm.conf]
   wait_s:
     description:
       - Look again every O(interval_s) until the node is idle, for at most this many seconds; V(0) looks once.
-      - The wait before a disruptive step on a drained node: a Slurm drain keeps the running job, so the node
+      - The wait before a disruptive step on a drained node. A Slurm drain keeps the running job, so the node
         is idle only once that job has ended. The result is the last look; RV(waited_s) says how long it took.
     type: float
     default: 0
@@ -65,6 +57,7 @@ options:
     type: float
     default: 5
 extends_documentation_fragment:
+  - gpudirect.gcp.slurm
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 """
@@ -135,9 +128,9 @@ msg:
 
 import os
 import socket
-import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_busy, nvidia_smi
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import slurm_node
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 
@@ -164,8 +157,8 @@ def read_gpus(gm):
 def read_slurm(gm):
     """(slurm record or None, None) or (None, why a configured Slurm could not be read)."""
     sinfo = gm.which("sinfo")
-    confs = [os.environ.get("SLURM_CONF", "")] + list(gm.params["slurm_conf_paths"])
-    if not gm.params["slurm"] or not sinfo or not any(p and os.path.exists(p) for p in confs):
+    paths = gm.params["slurm_conf_paths"]
+    if not gm.params["slurm"] or not sinfo or not slurm_node.configured(paths, os.environ, os.path.exists):
         return None, None
     node = gm.params["slurm_node"] or socket.gethostname().split(".")[0]
     rc, out, err = gm.run([sinfo, "-h", "-n", node, "-o", "%T"])
@@ -189,9 +182,7 @@ def main():
         ignore_processes=dict(type="list", elements="str", default=[]),
         slurm=dict(type="bool", default=True),
         slurm_node=dict(type="str", default=""),
-        slurm_conf_paths=dict(type="list", elements="path",
-                              default=["/etc/slurm/slurm.conf", "/etc/slurm-llnl/slurm.conf",
-                                       "/run/slurm/conf/slurm.conf", "/var/spool/slurmd/conf-cache/slurm.conf"]),
+        slurm_conf_paths=dict(type="list", elements="path", default=slurm_node.CONF_PATHS),
         wait_s=dict(type="float", default=0),
         interval_s=dict(type="float", default=5),
     ))

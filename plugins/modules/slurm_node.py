@@ -45,7 +45,8 @@ options:
   missing:
     description:
       - What a node Slurm does not know is - V(fail) fails the task; V(ignore) returns RV(listed) false and changes
-        nothing (a node not yet in C(slurm.conf), or no Slurm client on the host, gets no job anyway).
+        nothing (a node not yet in C(slurm.conf), or a host with no Slurm client or no Slurm configuration,
+        gets no job anyway).
     type: str
     choices: [fail, ignore]
     default: fail
@@ -58,6 +59,7 @@ options:
     type: str
     default: scontrol
 extends_documentation_fragment:
+  - gpudirect.gcp.slurm
   - gpudirect.gcp.attributes
 attributes:
   check_mode:
@@ -95,12 +97,12 @@ node:
   returned: always
   type: dict
   contains:
-    node: {description: The Slurm name., type: str}
+    node: {description: "The Slurm name.", type: str}
     states: {description: "sinfo's states, lower case, without suffixes (V(idle), V(drained), V(mixed))", type: list,
              elements: str}
-    out: {description: Whether the node is drained, down or failed., type: bool}
-    reason: {description: The drain reason, one line., type: str}
-    reason_user: {description: Who set the reason ("" where Slurm does not say)., type: str}
+    out: {description: "Whether the node is drained, down or failed.", type: bool}
+    reason: {description: "The drain reason, one line.", type: str}
+    reason_user: {description: "Who set the reason (empty where Slurm does not say).", type: str}
   sample: {"node": "a3-node1", "states": ["drained"], "out": true, "reason": "gpudirect remediate: gpu GPU 3",
            "reason_user": "root"}
 listed:
@@ -133,10 +135,11 @@ def read(gm, sinfo, node):
     """The node's record, or None where Slurm does not know it and missing is ignore."""
     ignore = gm.params["missing"] == "ignore"
     path = sinfo if os.path.isabs(sinfo) else gm.which(sinfo)
-    if not path:
+    if not path or not slurm_node.configured(gm.params["slurm_conf_paths"], os.environ, os.path.exists):
         if ignore:
             return None
-        gm.fail("slurm_node: %s not found on this host: no Slurm client here" % sinfo)
+        gm.fail("slurm_node: %s" % ("%s not found on this host: no Slurm client here" % sinfo if not path else
+                                    "no Slurm configuration on this host (SLURM_CONF, slurm_conf_paths)"))
     rc, out, err = gm.run(slurm_node.sinfo_argv(path, node))
     if rc != 0:
         gm.fail("slurm_node: %s -n %s exited %d: %s" % (sinfo, node, rc, one_line(err or out, 200)))
@@ -158,6 +161,7 @@ def main():
         sinfo=dict(type="str", default="sinfo"),
         scontrol=dict(type="str", default="scontrol"),
         missing=dict(type="str", choices=["fail", "ignore"], default="fail"),
+        slurm_conf_paths=dict(type="list", elements="path", default=slurm_node.CONF_PATHS),
     ), required_if=[("state", "drained", ("reason",))])
     params = gm.params
     node, owner = params["node"], params["owner"]

@@ -20,6 +20,9 @@ __metaclass__ = type
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 
 OWNER = "gpudirect"
+# where a node's Slurm configuration may be (besides SLURM_CONF): none there, no Slurm is configured
+CONF_PATHS = ["/etc/slurm/slurm.conf", "/etc/slurm-llnl/slurm.conf", "/run/slurm/conf/slurm.conf",
+              "/var/spool/slurmd/conf-cache/slurm.conf"]
 # sinfo %T base states (and flags) that keep new jobs off the node
 OUT_STATES = ("drain", "drained", "draining", "down", "fail", "failing", "maint")
 _SUFFIXES = "*~#!%$@^-"
@@ -42,8 +45,8 @@ def parse(text, node):
         return None
     parts = lines[0].split(" ", 2)
     if len(parts) < 2:
-        raise SlurmNodeError("sinfo printed %r for %s, not 'STATE USER REASON'" % (safe_text.one_line(lines[0], 120),
-                                                                                    node))
+        shown = safe_text.one_line(lines[0], 120)
+        raise SlurmNodeError("sinfo printed %r for %s, not 'STATE USER REASON'" % (shown, node))
     states = []
     for part in parts[0].lower().split("+"):
         state = part.rstrip(_SUFFIXES)
@@ -93,3 +96,8 @@ def plan(record, state, reason, owner=OWNER):
         return None, ("not resumed: %s by %s (%s); a person returns it" % (
             "+".join(record["states"]), record["reason_user"] or "someone", record["reason"] or "no reason")), True
     return ["state=resume"], "resume: its drain was %s's (%s)" % (owner, record["reason"]), False
+
+
+def configured(paths, environ, exists):
+    """Whether a Slurm configuration is there (SLURM_CONF or one of paths)."""
+    return any(p and exists(p) for p in [environ.get("SLURM_CONF", "")] + list(paths))

@@ -41,6 +41,8 @@ class Slurm(object):
 
 @pytest.fixture
 def slurm(monkeypatch):
+    monkeypatch.setattr(sn, "configured", lambda paths, environ, exists: True)
+
     def make(line):
         fake = Slurm(line)
         monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: fake.run(argv))
@@ -125,3 +127,13 @@ def test_the_hooks_drain_is_the_collections_and_another_owner_is_not():
     assert sn.ours(sn.parse("drained root gpudirect SANDBOX: fail gpu", "n"))
     upgrade = sn.parse("drained root gpudirect-upgrade v1 to v2", "n")
     assert not sn.ours(upgrade) and sn.ours(upgrade, "gpudirect-upgrade")
+
+
+def test_a_host_without_a_slurm_configuration_is_not_a_node_when_asked(slurm, capsys, monkeypatch, tmp_path):
+    fake = slurm("idle (null) none")
+    monkeypatch.setattr(sn, "configured", lambda paths, environ, exists: False)
+    out = run(slurm_node, {"node": "node1", "state": "drained", "reason": "x", "missing": "ignore"}, capsys)
+    assert out["listed"] is False and not out["changed"] and fake.calls == []
+    out = run(slurm_node, {"node": "node1"}, capsys)
+    assert out["failed"] and out["msg"] == "slurm_node: no Slurm configuration on this host (SLURM_CONF, slurm_conf_paths)"
+    assert sn.configured([str(tmp_path / "slurm.conf")], {"SLURM_CONF": ""}, os.path.exists) is False
