@@ -116,15 +116,20 @@ def _names(hosts, shown=8):
     return ", ".join(hosts[:shown]) + (" and %d more" % (len(hosts) - shown) if len(hosts) > shown else "")
 
 
-def targets_problem(matched, pattern, sources=None, expected=0, allow_empty=False):
+def targets_problem(matched, pattern, sources=None, expected=0, allow_empty=False, in_run=None, limit=None):
     """One line when a run would act on no node, or on fewer nodes than the cluster is known to have.
 
     matched holds the nodes the play pattern matches in the inventory. A wrong label filter, zone or missing
     credential leaves an inventory that parses but holds nothing: a run on it would report success on
     nothing, so it is refused unless allow_empty. expected (preflight_expected_nodes) is compared with the
     whole inventory: a short inventory is refused even where an empty run is allowed.
+
+    in_run (with limit, ansible_limit): the matched nodes --limit keeps. A run limited to part of them (a
+    repair on one node) is not compared with expected; one limited to none of them is refused as an empty
+    inventory is.
     """
     matched = list(matched or [])
+    kept = matched if in_run is None else [host for host in matched if host in set(in_run)]
     try:
         expected = int(expected or 0)
     except (TypeError, ValueError):
@@ -132,14 +137,18 @@ def targets_problem(matched, pattern, sources=None, expected=0, allow_empty=Fals
                                  % (expected,))
     where = "the inventory (%s)" % (", ".join(sources or []) or "no source given")
     check = "check the inventory's projects, zones, filters and credentials (ansible-inventory --graph)"
-    if expected > 0 and len(matched) < expected:
+    if expected > 0 and len(matched) < expected and len(kept) == len(matched):
         return ("%s matched %d node(s) in '%s', fewer than the %d of preflight_expected_nodes%s; %s, or set "
                 "preflight_expected_nodes to the cluster's size" % (where, len(matched), pattern, expected,
                                                                     (": " + _names(matched)) if matched else "",
                                                                     check))
-    if not matched and not allow_empty:
-        return ("%s matched 0 node(s) in '%s'; %s; -e gpudirect_allow_empty=true runs on no node on purpose"
-                % (where, pattern, check))
+    if not kept and not allow_empty:
+        if matched:
+            where, check = ("%s matched 0 node(s) in '%s' within --limit %s (%d without it)"
+                            % (where, pattern, limit, len(matched)), "check --limit")
+        else:
+            where = "%s matched 0 node(s) in '%s'" % (where, pattern)
+        return "%s; %s; -e gpudirect_allow_empty=true runs on no node on purpose" % (where, check)
     return ""
 
 

@@ -12,10 +12,18 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import threading
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_native
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import (
     destination_problem, mode_of, read_own, write_atomic)
+
+
+# what run() returns for a command it gave up on (the status timeout(1) gives)
+TIMED_OUT = 124
+# how long a killed command may take to end before it is left behind
+KILL_GRACE_S = 2.0
 
 
 class ModuleInputError(ValueError):
@@ -37,11 +45,50 @@ class GpuModule(object):
         self.warnings.append(message)
         self.module.warn(message)
 
-    def run(self, argv, check_rc=False):
-        """Run a command given as an argument list; never through a shell."""
+    def run(self, argv, check_rc=False, timeout=None):
+        """Run a command given as an argument list; never through a shell.
+
+        With timeout (seconds), a command still running then is killed and (rc, out, err) is TIMED_OUT, what
+        it printed, and a line that says so. One that a kill cannot end (nvidia-smi asleep in the driver of a
+        sick GPU ends only when the driver lets it) is left behind: run_command would wait for it for ever."""
         if not isinstance(argv, (list, tuple)):
             raise TypeError("commands are argument lists")
-        return self.module.run_command(list(argv), check_rc=check_rc)
+        if timeout is None:
+            return self.module.run_command(list(argv), check_rc=check_rc)
+        started, box = [], {}
+
+        def work():
+            try:
+                box["result"] = self.module.run_command(list(argv), before_communicate_callback=started.append,
+                                                        handle_exceptions=False)
+            except Exception as exc:  # pylint: disable=broad-except
+                box["error"] = exc
+
+        worker = threading.Thread(target=work)
+        worker.daemon = True
+        worker.start()
+        worker.join(timeout)
+        name = os.path.basename(str(argv[0]))
+        if worker.is_alive():
+            for proc in started:
+                try:
+                    proc.kill()
+                except OSError:
+                    pass
+            worker.join(KILL_GRACE_S)
+            ended = box.get("result")
+            rc, out, err = TIMED_OUT, ended[1] if ended else "", "%s did not finish within %gs%s" % (
+                name, timeout, ": killed" if ended else " and could not be killed: left behind")
+        elif "error" in box:
+            exc = box["error"]
+            self.module.fail_json(msg=to_native(exc), rc=getattr(exc, "errno", None) or 257,
+                                  cmd=" ".join(str(a) for a in argv))
+        else:
+            rc, out, err = box["result"]
+        if check_rc and rc != 0:
+            self.module.fail_json(msg=(err or out or "").rstrip() or "rc %d" % rc, rc=rc, stdout=out, stderr=err,
+                                  cmd=" ".join(str(a) for a in argv))
+        return rc, out, err
 
     def which(self, name, required=False):
         """The path of an executable on PATH, or None (with required, the module fails naming it)."""

@@ -31,7 +31,14 @@ description:
     for C(scontrol)'s StdOut and StdErr), a FIFO or device never opened for reading, at most
     O(max_file_mb) a file and O(max_total_mb) in all.
   - A read of C(/proc) that can block (a process stuck in the kernel) is given O(proc_timeout_s); the
-    process that outlasts it is skipped and named.
+    process that outlasts it is skipped and named. The processes looked at are those Slurm places in the job
+    on this node (C(scontrol listpids), else the job's cgroups) and those NCCL RAS names; every process of the
+    node only where Slurm names none.
+  - Every command (C(scontrol), C(nvidia-smi), C(journalctl)) and every read of a file the job names is given
+    O(command_timeout_s) (a stack dump O(py_spy_timeout_s)); one still running then is killed, or left behind
+    where a kill cannot end it (C(nvidia-smi) asleep in the driver of a sick GPU), and its part says so. The
+    whole collection stops at O(deadline_s); what would start later is named in RV(parts) as left out, and the
+    archive holds what was gathered.
   - C(NCCL DIAG) lines (NCCL 2.31 and later, printed whatever C(NCCL_DEBUG) says) in the job's output or the
     journals become findings where they report a failure or a degraded result.
   - A part that cannot be had (no C(py-spy), no RAS, a file unreadable) is named in RV(parts) with its reason;
@@ -81,6 +88,16 @@ options:
     description: Seconds one stack dump may take.
     type: int
     default: 20
+  command_timeout_s:
+    description: Seconds any other command, or a read of one file the job names, may take.
+    type: float
+    default: 60
+  deadline_s:
+    description:
+      - Seconds the whole collection may take, from the module's start; a task that runs it can set Ansible's
+        C(timeout) a little above this, for a node that does not answer at all.
+    type: float
+    default: 240
   units:
     description: systemd units whose journal since the job started is kept (RxDM, the NCCL plugin installer).
     type: list
@@ -259,12 +276,15 @@ def main():
         max_file_mb=dict(type="int", default=64),
         max_total_mb=dict(type="int", default=256),
         proc_timeout_s=dict(type="float", default=5),
+        command_timeout_s=dict(type="float", default=60),
+        deadline_s=dict(type="float", default=240),
     ))
     params = dict(gm.params)
     job = params["job"].strip()
     if job and not job.replace("_", "").isdigit():
         gm.fail("nccl_job_evidence: job %r is not a Slurm job id" % job)
-    for option in ("timeout_s", "interval_s", "py_spy_timeout_s", "max_file_mb", "max_total_mb", "proc_timeout_s"):
+    for option in ("timeout_s", "interval_s", "py_spy_timeout_s", "max_file_mb", "max_total_mb", "proc_timeout_s",
+                   "command_timeout_s", "deadline_s"):
         if params[option] <= 0:
             gm.fail("nccl_job_evidence: %s must be above 0, not %s" % (option, params[option]))
     if params["watch_s"] < 0:
@@ -275,8 +295,8 @@ def main():
     spy = params["py_spy"]
     params["py_spy"] = (spy if os.path.isabs(spy) and os.access(spy, os.X_OK) else
                         None if os.path.isabs(spy) else gm.which(spy))
-    for tool in ("scontrol", "nvidia-smi", "journalctl", "timeout"):
-        params[tool.replace("-", "_") + ("_cmd" if tool == "timeout" else "")] = gm.which(tool)
+    for tool in ("scontrol", "nvidia-smi", "journalctl"):
+        params[tool.replace("-", "_")] = gm.which(tool)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     name = "job-%s-%s-%s" % (job or "unknown", params["node"].replace("/", "_"), stamp)
     write = not gm.check_mode

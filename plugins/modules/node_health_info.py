@@ -123,6 +123,15 @@ options:
     description: Seconds RxDM may take to become ready; 0 takes one look.
     type: int
     default: 0
+  command_timeout_s:
+    description:
+      - Seconds each command the checks run (C(nvidia-smi), the container engine, C(systemctl), C(ip), C(ping))
+        may take; one still running then is killed, or left behind where a kill cannot end it (C(nvidia-smi)
+        asleep in the driver of a sick GPU), and its part says so. DCGM's diagnostic gets O(gpu.dcgm_timeout_s)
+        and 30 seconds more instead.
+    type: float
+    default: 60
+    version_added: 1.1.0
   plugin:
     description: Check the NCCL net plugin's files.
     type: dict
@@ -245,15 +254,17 @@ duration_s:
 """
 
 import copy
+import os
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
 
 
 def argument_spec():
-    """config or family, rxdm_wait_s, and one option per part of the node check (node_health.PARTS) and per
-    setting of its nics part."""
-    spec = dict(config=dict(type="dict"), family=dict(type="str"), rxdm_wait_s=dict(type="int", default=0))
+    """config or family, rxdm_wait_s, command_timeout_s, and one option per part of the node check
+    (node_health.PARTS) and per setting of its nics part."""
+    spec = dict(config=dict(type="dict"), family=dict(type="str"), rxdm_wait_s=dict(type="int", default=0),
+                command_timeout_s=dict(type="float", default=60))
     # copies: the table is shared by every caller in this process
     spec.update((part["key"], copy.deepcopy(part["spec"])) for part in node_health.PARTS)
     spec.update(copy.deepcopy(node_health.NIC_SETTINGS))
@@ -266,8 +277,18 @@ def main():
     gm = GpuModule(argument_spec(), required_one_of=[("config", "family")],
                    mutually_exclusive=[("config", key) for key in keys if key != "rdma"])
     config = gm.params["config"] if gm.params["config"] is not None else dict((key, gm.params[key]) for key in keys)
+    if gm.params["command_timeout_s"] <= 0:
+        gm.fail("command_timeout_s must be above 0, not %s" % gm.params["command_timeout_s"])
+    gpu = config.get("gpu") if isinstance(config, dict) else None
+    # DCGM's diagnostic runs for minutes by design, under a timeout(1) of its own
+    dcgm_s = ((gpu.get("dcgm_timeout_s") if isinstance(gpu, dict) else None) or 300) + 30
+
+    def run(argv):
+        dcgm = any(os.path.basename(str(arg)) == "dcgmi" for arg in argv)
+        return gm.run(argv, timeout=dcgm_s if dcgm else gm.params["command_timeout_s"])
+
     try:
-        result = node_health.check(config, gm.run, gm.which, rxdm_wait_s=max(0, gm.params["rxdm_wait_s"]))
+        result = node_health.check(config, run, gm.which, rxdm_wait_s=max(0, gm.params["rxdm_wait_s"]))
     except node_health.ConfigError as exc:
         gm.fail(str(exc))
     gm.exit(changed=False, verdict=node_health.verdict(result["findings"]),

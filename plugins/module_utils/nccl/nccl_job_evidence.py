@@ -5,14 +5,18 @@
 
 The job's processes are those whose own record says so: SLURM_JOB_ID in their environment, no other
 job's cgroup, and the job's user (from scontrol) as owner. A pid NCCL RAS names is only a rank where
-it passes the same check: RAS's answers come from a socket the job itself can answer on.
+it passes the same check: RAS's answers come from a socket the job itself can answer on. The pids
+looked at are those Slurm gives (scontrol listpids, else the job's cgroup) and RAS's; every process of
+the node only where Slurm names none.
 
 Everything the job names (a flight-recorder prefix, its output files) is read without following a
 symlink the job could have made, only as a regular file of the job's user, opened so that a FIFO or a
 device never blocks, and at most a bounded number of bytes a file and a bundle. A read of /proc that
-can block (a process stuck in the kernel) has a deadline. Of an environment only the variables that
-shape NCCL's behaviour are kept, and the values of secret-looking ones are masked; of a command line,
-secret arguments are masked. Plain Python: it reads /proc under a root that tests point elsewhere.
+can block (a process stuck in the kernel), of a file the job names (a shared file system that stopped
+answering) and every command have a deadline, and the whole collection one more. Of an environment only
+the variables that shape NCCL's behaviour are kept, and the values of secret-looking ones are masked; of a
+command line, secret arguments are masked. Plain Python: it reads /proc under a root that tests point
+elsewhere.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -61,8 +65,13 @@ DIAG_WARN = re.compile(r"\b(WARN(ING)?|SLOW|LOW|BELOW|DEGRADED)\b", re.IGNORECAS
 MAX_ENVIRON = 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
 PROC_TIMEOUT_S = 5.0
+# a command (scontrol, nvidia-smi, journalctl) or a read of a file the job names
+COMMAND_TIMEOUT_S = 60.0
 # Slurm's cgroup of a job's process, v1 (/slurm/uid_N/job_N/...) or v2 (.../job_N/step_N/...)
 CGROUP_JOB = re.compile(r"/job_(\d+)(?:/|$)", re.MULTILINE)
+# where Slurm's cgroup plugins put a job (v2; v1 under each controller, then slurm/uid_<uid>)
+CGROUP_V2_JOBS = "sys/fs/cgroup/system.slice/slurmstepd.scope"
+CGROUP_ROOT = "sys/fs/cgroup"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # a FIFO opened for reading with O_NONBLOCK never waits for a writer; a symlink as the last component fails
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_NOCTTY", 0) | _CLOEXEC
@@ -92,6 +101,11 @@ def _read(path, limit=MAX_ENVIRON):
         return None
     finally:
         os.close(descriptor)
+
+
+def _direct(function, *args):
+    """function(*args), where a caller may give a Deadline's call instead."""
+    return function(*args)
 
 
 class Deadline(object):
@@ -291,6 +305,46 @@ def cgroup_job(pid, root="/"):
     return found.group(1) if found else None
 
 
+def cgroup_pids(job, root="/"):
+    """The pids in the job's cgroups (Slurm's cgroup plugins, v2 or v1), [] where there are none."""
+    base = os.path.join(root, CGROUP_ROOT)
+    tops = [os.path.join(root, CGROUP_V2_JOBS, "job_%s" % job)]
+    try:
+        for controller in os.listdir(base):
+            slurm = os.path.join(base, controller, "slurm")
+            if os.path.isdir(slurm):
+                tops += [os.path.join(slurm, user, "job_%s" % job) for user in os.listdir(slurm)
+                         if user.startswith("uid_")]
+    except OSError:
+        pass
+    pids = set()
+    for top in tops:
+        for directory, _dirs, files in os.walk(top):
+            if "cgroup.procs" in files:
+                raw = _read(os.path.join(directory, "cgroup.procs"), 1 << 20) or b""
+                pids.update(int(item) for item in raw.split() if item.isdigit())
+    return sorted(pids)
+
+
+def slurm_pids(job, run, scontrol, root="/", notes=None):
+    """The pids Slurm places in job on this node: `scontrol listpids` (slurmd asks the job's steps), else the
+    job's cgroups; None where neither names one (no Slurm here: every process is to be looked at)."""
+    notes = notes if notes is not None else []
+    if scontrol:
+        rc, out, err = run([scontrol, "listpids", str(job)])
+        if rc == 0:
+            pids = set()
+            for line in safe_text.to_text(out).splitlines():
+                fields = line.split()
+                if fields and fields[0].isdigit():
+                    pids.add(int(fields[0]))
+            if pids:
+                return sorted(pids)
+        else:
+            notes.append("scontrol listpids %s: %s" % (job, safe_text.one_line(err or out or "rc %d" % rc, 200)))
+    return cgroup_pids(job, root) or None
+
+
 def not_of_job(env, job, cgroup):
     """Why a process of this environment and cgroup job is not of job, or None where it is."""
     if env.get("SLURM_JOB_ID") != str(job):
@@ -319,7 +373,8 @@ def _process(pid, job, root, booted, ticks):
             "env": kept_env(env), "started": booted + info[2] // max(ticks, 1)}, None
 
 
-def job_processes(job=None, pids=(), root="/", ticks=100, uid=None, timeout_s=PROC_TIMEOUT_S, notes=None):
+def job_processes(job=None, pids=(), root="/", ticks=100, uid=None, timeout_s=PROC_TIMEOUT_S, notes=None,
+                  among=None, expired=None):
     """The processes of Slurm job `job` that run here, each {pid, ppid, comm, cmdline (masked), env (the
     kept variables, unmasked: mask before writing), started (epoch seconds), uid}, by pid.
 
@@ -327,7 +382,8 @@ def job_processes(job=None, pids=(), root="/", ticks=100, uid=None, timeout_s=PR
     one) is the job's, and, with uid (the job's user, from scontrol), it runs as that user. pids (those
     NCCL RAS names) are never taken on their word: one that fails the check is left out and noted.
     A process whose reads outlast timeout_s (stuck in the kernel) is skipped and noted. notes (a list)
-    gets a line for each."""
+    gets a line for each. among (the pids Slurm gives) and pids are those looked at; None looks at every
+    process of the node. expired() true stops the look (the collection's deadline)."""
     notes = notes if notes is not None else []
     wanted = set(p for p in pids if isinstance(p, int) and not isinstance(p, bool) and p > 0)
     if not job:
@@ -336,7 +392,8 @@ def job_processes(job=None, pids=(), root="/", ticks=100, uid=None, timeout_s=PR
         return []
     proc = "%s/proc" % root.rstrip("/")
     try:
-        candidates = sorted(int(name) for name in os.listdir(proc) if name.isdigit())
+        candidates = sorted(set(among) | wanted if among is not None
+                            else set(int(name) for name in os.listdir(proc) if name.isdigit()))
     except (IOError, OSError) as exc:
         notes.append("cannot list %s: %s" % (proc, exc.strerror))
         return []
@@ -344,7 +401,11 @@ def job_processes(job=None, pids=(), root="/", ticks=100, uid=None, timeout_s=PR
     deadline = Deadline(timeout_s)
     out = []
     try:
-        for pid in candidates:
+        for index, pid in enumerate(candidates):
+            if expired is not None and expired():
+                notes.append("the look for the job's processes stopped at the collection's deadline: %d pid(s) "
+                             "not read" % (len(candidates) - index))
+                break
             if pid == os.getpid():
                 continue
             owner = owner_of(pid, root)
@@ -640,13 +701,17 @@ class Bundle(object):
         except (IOError, OSError) as exc:
             self.lack(part, "cannot store %s: %s" % (name, exc.strerror or exc))
 
-    def copy(self, part, name, source, owner=None):
-        """A file as it is (binary: a flight-recorder dump), up to max_bytes, read as read_file allows."""
+    def copy(self, part, name, source, owner=None, within=_direct):
+        """A file as it is (binary: a flight-recorder dump), up to max_bytes, read as read_file allows
+        (within(function, *args) bounds the read)."""
         limit = min(self.max_bytes, self.room())
         try:
-            data, size = read_file(source, limit + 1, owner=owner)
+            data, size = within(read_file, source, limit + 1, owner)
         except Refused as exc:
             self.lack(part, str(exc))
+            return
+        except Deadline.Expired as exc:
+            self.lack(part, "%s: reading it %s: skipped" % (safe_text.one_line(source, 300), exc))
             return
         if size > self.max_bytes or len(data) > self.max_bytes:
             self.lack(part, "%s is %d bytes, above the limit of %d: left out" % (source, size, self.max_bytes))
@@ -835,9 +900,39 @@ def _guard(bundle, part, function, *args):
 
 
 def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
-    """Everything one node holds of the job, into bundle; the module's result (no archive)."""
+    """Everything one node holds of the job, into bundle; the module's result (no archive).
+
+    run(argv, timeout=seconds) -> (rc, out, err), as GpuModule.run: every command gets command_timeout_s (a
+    stack dump py_spy_timeout_s), cut to what is left of deadline_s; a part that would start after it is
+    left out and says so."""
     node, job = params["node"], params["job"] or None
     timeout_s = params.get("proc_timeout_s") or PROC_TIMEOUT_S
+    command_s = params.get("command_timeout_s") or COMMAND_TIMEOUT_S
+    end = clock() + params["deadline_s"] if params.get("deadline_s") else None
+
+    def left():
+        return float("inf") if end is None else end - clock()
+
+    def late(part, what=""):
+        """True, with the part saying so, once the collection's deadline has passed."""
+        if left() > 0:
+            return False
+        bundle.lack(part, "%sleft out: the collection reached its deadline of %gs" % (
+            what and what + " ", params["deadline_s"]))
+        return True
+
+    def timed(seconds):
+        return lambda argv: run(argv, timeout=max(0.1, min(seconds, left())))
+
+    def within(function, *args):
+        """function(*args) on a worker, given up on past command_s (or the deadline): Deadline.Expired."""
+        deadline = Deadline(max(0.1, min(command_s, left())))
+        try:
+            return deadline.call(function, *args)
+        finally:
+            deadline.close()
+
+    commands = timed(command_s)
     ras, comms, verdicts = read_ras(params, ask, clock, sleep, bundle)
     ras_pids = _ras_rank_pids(comms, node, params["names"])
     notes = []
@@ -845,16 +940,18 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
         job = job_of_pids(sorted(ras_pids), root=root, timeout_s=timeout_s, notes=notes)
     findings = [v["finding"] for v in verdicts]
     slurm = {}
-    if job and params["scontrol"]:
-        rc, out, err = run([params["scontrol"], "show", "job", "-o", str(job)])
+    if job and params["scontrol"] and not late("slurm"):
+        rc, out, err = commands([params["scontrol"], "show", "job", "-o", str(job)])
         if rc == 0:
             slurm = scontrol_job(out)
             bundle.put("slurm", "slurm/job.txt", safe_text.mask_text(out))
         else:
             bundle.lack("slurm", "scontrol show job %s: %s" % (job, safe_text.one_line(err or out, 200)))
     uid = job_uid(slurm)
+    # Slurm's pids first: a look at every process of a sick node meets its stuck ones
+    among = slurm_pids(job, commands, params["scontrol"], root, notes) if job and not late("processes") else None
     procs = job_processes(job=job, pids=sorted(ras_pids), root=root, uid=uid, timeout_s=timeout_s,
-                          notes=notes) if (job or ras_pids) else []
+                          notes=notes, among=among, expired=lambda: left() <= 0) if (job or ras_pids) else []
     for note in notes:
         bundle.lack("processes", note)
     if not procs and ras["state"] == "none":
@@ -873,7 +970,10 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
     deadline = Deadline(timeout_s)
     try:
         for proc in rank_procs:
-            entry = _guard(bundle, "stacks", _rank_part, params, run, bundle, proc, root, deadline)
+            entry = None
+            if not late("stacks", "rank %s" % ("pid %d" % proc["pid"] if proc["rank"] is None else proc["rank"])):
+                entry = _guard(bundle, "stacks", _rank_part, params, timed(params["py_spy_timeout_s"]), bundle, proc,
+                               root, deadline, within)
             if entry is None:
                 entry = {"rank": proc["rank"], "local_rank": proc["local_rank"], "pid": proc["pid"], "frame": None,
                          "flight_recorder": 0}
@@ -886,26 +986,31 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
     if rank_procs and not any(r["flight_recorder"] for r in out_ranks):
         bundle.lack("flight_recorder", "no rank wrote a flight-recorder file (PyTorch writes one on a collective "
                                        "timeout with TORCH_NCCL_DUMP_ON_TIMEOUT=1)")
-    _guard(bundle, "gpus", _command_part, bundle, run, "gpus", "nvidia-smi-q.xml",
-           params["nvidia_smi"] and [params["nvidia_smi"], "-q", "-x"], "nvidia-smi not found on the node")
+    if not late("gpus"):
+        _guard(bundle, "gpus", _command_part, bundle, commands, "gpus", "nvidia-smi-q.xml",
+               params["nvidia_smi"] and [params["nvidia_smi"], "-q", "-x"], "nvidia-smi not found on the node")
     xids, diag = [], []
     if params["journalctl"]:
-        found = _guard(bundle, "kernel", _kernel_part, params, run, bundle, since)
+        found = None if late("kernel") else _guard(bundle, "kernel", _kernel_part, params, commands, bundle, since)
         xids = found or []
         for unit in params["units"]:
-            lines = _guard(bundle, "logs", _unit_part, params, run, bundle, unit, since) or []
+            if late("logs", unit):
+                continue
+            lines = _guard(bundle, "logs", _unit_part, params, commands, bundle, unit, since) or []
             diag.extend(dict(item, source=unit) for item in lines)
             findings.extend(diag_findings(lines, unit))
     else:
         bundle.lack("kernel", "journalctl not found on the node")
     for path, owner in _outputs(params, slurm, uid):
-        lines = _guard(bundle, "job_output", _output_part, bundle, path, owner) or []
+        if late("job_output", safe_text.one_line(path, 300)):
+            continue
+        lines = _guard(bundle, "job_output", _output_part, bundle, path, owner, within) or []
         diag.extend(dict(item, source=path) for item in lines)
         findings.extend(diag_findings(lines, path))
     bandwidth = None
-    if params["inspector_dir"]:
-        read = _guard(bundle, "inspector", inspector_read, params["inspector_dir"], params["inspector_stale_s"],
-                      min(16 * 1024 * 1024, bundle.max_bytes, bundle.room()))
+    if params["inspector_dir"] and not late("inspector"):
+        read = _guard(bundle, "inspector", within, inspector_read, params["inspector_dir"],
+                      params["inspector_stale_s"], min(16 * 1024 * 1024, bundle.max_bytes, bundle.room()))
         if read is not None:
             bandwidth = read["bandwidth"]
             if read["skipped_files"]:
@@ -923,8 +1028,10 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
     return result
 
 
-def _rank_part(params, run, bundle, proc, root, deadline):
-    """One rank's environment, stacks and flight-recorder files into bundle; its entry in the result."""
+def _rank_part(params, run, bundle, proc, root, deadline, within=_direct):
+    """One rank's environment, stacks and flight-recorder files into bundle; its entry in the result.
+
+    run: py-spy's, with its timeout; deadline: for /proc; within(function, *args): for the files."""
     label = "rank-%s" % ("unknown-%d" % proc["pid"] if proc["rank"] is None else proc["rank"])
     env, masked = masked_env(proc["env"])
     bundle.masked += masked
@@ -932,8 +1039,7 @@ def _rank_part(params, run, bundle, proc, root, deadline):
                "".join("%s=%s\n" % (safe_text.one_line(key), safe_text.one_line(env[key])) for key in sorted(env)))
     frame = None
     if params["py_spy"]:
-        argv = ([params["timeout_cmd"], str(int(params["py_spy_timeout_s"]))] if params["timeout_cmd"] else [])
-        rc, out, err = run(argv + [params["py_spy"], "dump", "--json", "--pid", str(proc["pid"])])
+        rc, out, err = run([params["py_spy"], "dump", "--json", "--pid", str(proc["pid"])])
         stacks = None
         if rc == 0:
             try:
@@ -954,13 +1060,17 @@ def _rank_part(params, run, bundle, proc, root, deadline):
                     % (proc["pid"], exc))
     if kernel_stack:
         bundle.put("stacks", "stacks/%s.kernel.txt" % label, kernel_stack.decode("utf-8", "replace"))
-    recorded, refused = flight_recorder_files(proc["env"], proc["rank"], owner=proc.get("uid"))
+    try:
+        recorded, refused = within(flight_recorder_files, proc["env"], proc["rank"], 8, proc.get("uid"))
+    except Deadline.Expired as exc:
+        recorded, refused = [], ["rank %s: listing its flight-recorder files %s: skipped" % (proc["rank"], exc)]
     for reason in refused:
         bundle.lack("flight_recorder", reason)
     kept = 0
     for path in recorded:
         before = len(bundle.parts.get("flight_recorder", {}).get("files", []))
-        bundle.copy("flight_recorder", "flight_recorder/%s" % os.path.basename(path), path, owner=proc.get("uid"))
+        bundle.copy("flight_recorder", "flight_recorder/%s" % os.path.basename(path), path, owner=proc.get("uid"),
+                    within=within)
         kept += len(bundle.parts.get("flight_recorder", {}).get("files", [])) - before
     return {"rank": proc["rank"], "local_rank": proc["local_rank"], "pid": proc["pid"], "frame": frame,
             "flight_recorder": kept}
@@ -997,14 +1107,17 @@ def _outputs(params, slurm, uid):
     return out
 
 
-def _output_part(bundle, path, owner):
+def _output_part(bundle, path, owner, within=_direct):
     """One output file's end into bundle; its NCCL DIAG lines."""
     try:
-        raw, _size = read_file(path, min(bundle.max_bytes, bundle.room()), owner=owner, tail=True)
+        raw, _size = within(read_file, path, min(bundle.max_bytes, bundle.room()), owner, True)
     except Missing:
         return []  # a job's output is on the node that wrote it, not on every node
     except Refused as exc:
         bundle.lack("job_output", str(exc))
+        return []
+    except Deadline.Expired as exc:
+        bundle.lack("job_output", "%s: reading it %s: skipped" % (safe_text.one_line(path, 300), exc))
         return []
     text = raw.decode("utf-8", "replace")
     bundle.put("job_output", "job_output/%s" % os.path.basename(path), safe_text.mask_text(text))

@@ -59,6 +59,18 @@ def test_an_inventory_that_matches_no_node_fails_every_entry_playbook_in_one_lin
     assert not (tmp_path / "reports").exists()
 
 
+@pytest.mark.parametrize("playbook", PLAYBOOKS)
+def test_a_limit_that_keeps_no_node_fails_every_entry_playbook_in_one_line(tmp_path, playbook):
+    # the limit matches a host of the inventory, none of the GPU nodes: every play would be skipped
+    proc, source = _play(tmp_path, playbook, ["n0", "n1"], "--limit", "bastion")
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    errors = _error_lines(proc.stdout)
+    assert len(errors) == 1, proc.stdout[-3000:]
+    assert "matched 0 node(s) in 'gpu_nodes' within --limit bastion" in errors[0] and source in errors[0], errors[0]
+    assert "gpudirect_allow_empty" in errors[0]
+    assert not (tmp_path / "reports").exists()
+
+
 def test_fewer_nodes_than_expected_fail_before_any_node_is_touched(tmp_path):
     proc, _source = _play(tmp_path, "diagnose.yml", ["n0", "n1"], "-e", "preflight_expected_nodes=64")
     assert proc.returncode != 0

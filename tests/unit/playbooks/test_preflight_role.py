@@ -87,10 +87,28 @@ def test_missing_inventory_facts_are_named(tmp_path):
     assert "n0: inventory variable(s) gce_zone missing" in out
 
 
-def test_expected_nodes_refuses_a_limited_run(tmp_path):
-    rc, out = run(tmp_path, {"n0": node(), "n1": node(), "n2": node()}, {"preflight_expected_nodes": 3}, limit="n0,n1")
+def test_a_limited_run_checks_its_nodes_and_says_in_one_line_that_their_count_was_not(tmp_path):
+    hosts = {"n0": node(), "n1": node(), "n2": node()}
+    rc, out = run(tmp_path, hosts, {"preflight_expected_nodes": 3, "preflight_min_nodes": 3}, limit="n0,n1")
+    assert rc == 0, out
+    lines = [line for line in out.splitlines() if "node count not checked" in line]
+    assert len(lines) == 1, out
+    assert "this run is limited to 2 of 3 node(s) (--limit n0,n1)" in lines[0], lines
+    assert "partial cluster" not in out and "reachable node(s)" not in out
+    # the checks across the nodes of the run still stop it
+    rc, out = run(tmp_path, dict(hosts, n1=node("a3-high")), {"preflight_expected_nodes": 3}, limit="n0,n1")
+    assert rc == 2, out
+    assert "machine family (gpu_family) differs across nodes" in out
+
+
+def test_expected_nodes_refuses_a_run_over_every_node_of_a_short_inventory(tmp_path):
+    rc, out = run(tmp_path, {"n0": node(), "n1": node()}, {"preflight_expected_nodes": 3})
     assert rc == 2, out
     assert "partial cluster: 2 node(s) in this run (n0, n1), preflight_expected_nodes is 3" in out
+    assert "node count not checked" not in out
+    # a limit that keeps every node limits nothing
+    rc, out = run(tmp_path, {"n0": node(), "n1": node()}, {"preflight_expected_nodes": 3}, limit="gpu_nodes")
+    assert rc == 2 and "partial cluster: 2 node(s)" in out, out
 
 
 def test_sliced_awx_job_is_refused_unless_allowed(tmp_path):

@@ -82,6 +82,19 @@ def test_an_empty_run_on_purpose_passes_but_a_short_inventory_never_does():
     assert "and 2 more" in short
 
 
+def test_a_limited_run_is_not_counted_but_one_limited_to_no_node_is_refused():
+    inventory = ["n0", "n1", "n2"]
+    # a repair run on one node of a cluster of 64, two of which the inventory lacks: nothing to say here
+    assert TARGETS(inventory, "gpu_nodes", expected=64, in_run=["n0"], limit="n0") == ""
+    line = TARGETS(inventory, "gpu_nodes", sources=["/c/mine.yml"], expected=64, in_run=[], limit="bastion")
+    assert line.startswith("the inventory (/c/mine.yml) matched 0 node(s) in 'gpu_nodes' within --limit bastion "
+                           "(3 without it); check --limit"), line
+    assert "gpudirect_allow_empty=true" in line and "\n" not in line
+    assert TARGETS(inventory, "gpu_nodes", in_run=[], limit="bastion", allow_empty=True) == ""
+    # a limit that keeps every node limits nothing: the inventory is counted as ever
+    assert "fewer than the 64" in TARGETS(inventory, "gpu_nodes", expected=64, in_run=inventory, limit="gpu_nodes")
+
+
 def test_enough_nodes_and_a_bad_expected_count():
     assert TARGETS(["n0", "n1"], "gpu_nodes", expected=2) == ""
     with pytest.raises(AnsibleFilterError, match="preflight_expected_nodes must be a whole number"):

@@ -9,11 +9,13 @@ __metaclass__ = type
 import ast
 import json
 import os
+import subprocess
+import time
 
 import pytest
 from ansible.module_utils import basic
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
+from ansible_collections.gpudirect.gcp.plugins.module_utils._module import KILL_GRACE_S, TIMED_OUT, GpuModule
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules._module_args import patch_module_args
 
 MODULES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "plugins", "modules")
@@ -83,3 +85,34 @@ def test_check_and_diff_mode_come_from_ansible():
     assert gm.check_mode and gm.diff_mode
     gm = _gm()
     assert not gm.check_mode and not gm.diff_mode
+
+
+def test_a_command_past_its_timeout_is_killed_and_says_so():
+    gm = _gm()
+    started = time.monotonic()
+    rc, _out, err = gm.run(["sleep", "30"], timeout=0.5)
+    assert time.monotonic() - started < 3
+    assert rc == TIMED_OUT and err == "sleep did not finish within 0.5s: killed"
+    # within its time a command is as run_command gives it
+    assert gm.run(["sh", "-c", "echo out; echo err >&2; exit 3"], timeout=10) == (3, "out\n", "err\n")
+
+
+def test_a_command_a_kill_cannot_end_is_left_behind(monkeypatch):
+    """nvidia-smi on a sick GPU sleeps in the driver, where SIGKILL waits until it comes back: the kill is
+    made a no-op here to stand for that."""
+    kill = subprocess.Popen.kill
+    stuck = []
+
+    def no_kill(proc):
+        stuck.append(proc)
+
+    monkeypatch.setattr(subprocess.Popen, "kill", no_kill)
+    started = time.monotonic()
+    try:
+        rc, _out, err = _gm().run(["sleep", "30"], timeout=0.5)
+    finally:
+        for proc in stuck:
+            kill(proc)
+    assert time.monotonic() - started < 0.5 + KILL_GRACE_S + 1.5
+    assert len(stuck) == 1 and rc == TIMED_OUT
+    assert err == "sleep did not finish within 0.5s and could not be killed: left behind"

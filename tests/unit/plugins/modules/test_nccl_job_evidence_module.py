@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+import time
 
 import pytest
 
@@ -140,3 +141,18 @@ def test_a_shared_sticky_directory_gets_a_private_archive(job, capsys):
     assert result["changed"] and os.path.dirname(result["archive"]) == str(dest)
     assert oct(os.stat(result["archive"]).st_mode & 0o777) == "0o600" and os.listdir(str(dest)) == [
         os.path.basename(result["archive"])]
+
+
+def test_a_hung_scontrol_is_given_up_on_within_the_command_deadline(tmp_path, capsys, monkeypatch):
+    """slurmd that no longer answers: scontrol waits on it for ever. Each call has command_timeout_s."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "scontrol").write_text(u"#!/bin/sh\nexec sleep 60\n")
+    (bindir / "scontrol").chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:%s" % (bindir, os.environ["PATH"]))
+    started = time.monotonic()
+    result = run(nccl_job_evidence, {"job": "4242", "node": "node-a", "port": 1, "watch_s": 0, "command_timeout_s": 1,
+                                     "py_spy": "/nonexistent/py-spy", "dest": str(tmp_path / "ev")}, capsys)
+    assert time.monotonic() - started < 10, result
+    assert not result.get("failed"), result["msg"]
+    assert "scontrol show job 4242: scontrol did not finish within 1s: killed" in result["parts"]["slurm"]["reasons"]

@@ -9,6 +9,7 @@ __metaclass__ = type
 
 import os
 import subprocess
+import time
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
 from ansible_collections.gpudirect.gcp.plugins.modules import node_health_info
@@ -91,3 +92,21 @@ def test_a_nic_found_by_mac_alone_is_named_by_its_mac_when_missing(tmp_path, cap
 def test_an_unknown_family_is_one_line(capsys):
     out = run(node_health_info, {"family": "a9"}, capsys)
     assert out["failed"] and out["msg"] == "family: unknown family 'a9'"
+
+
+def test_a_hung_nvidia_smi_is_a_finding_within_the_command_deadline(tmp_path, capsys, monkeypatch):
+    """nvidia-smi on a sick GPU never answers: each call is given command_timeout_s, then the check goes on."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "nvidia-smi").write_text("#!/bin/sh\nexec sleep 60\n")
+    (bindir / "nvidia-smi").chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:%s" % (bindir, os.environ["PATH"]))
+    (tmp_path / "module" / "nvidia").mkdir(parents=True)
+    (tmp_path / "module" / "nvidia" / "version").write_text(u"570.172.08\n")
+    started = time.monotonic()
+    out = run(node_health_info, {"family": "a3-mega", "gpu": {"sys_dir": str(tmp_path), "dcgm_level": 0},
+                                 "command_timeout_s": 1}, capsys)
+    assert time.monotonic() - started < 10, out
+    assert not out.get("failed"), out
+    causes = " | ".join(f["cause"] for f in out["findings"] if f["component"] == "gpu")
+    assert "nvidia-smi did not finish within 1s: killed" in causes, out["findings"]

@@ -48,7 +48,7 @@ def test_every_list_of_the_parts_matches_the_table():
     settings = list(node_health.NIC_SETTINGS)
     assert _health_config_keys() == ["family"] + keys[:2] + settings + keys[2:]
     spec = node_health_info.argument_spec()
-    assert set(spec) == {"config", "family", "rxdm_wait_s"} | set(keys) | set(settings)
+    assert set(spec) == {"config", "family", "rxdm_wait_s", "command_timeout_s"} | set(keys) | set(settings)
     documented = node_health_info.DOCUMENTATION
     assert all(re.search(r"^  %s:$" % key, documented, re.M) for key in list(spec))
     assert list(diagnose_evidence.part_components()) == keys

@@ -120,7 +120,7 @@ def test_scontrol_fields_are_read_from_one_line():
 
 def _params(port, **over):
     params = {"node": "node-b", "job": "", "names": {"10.0.0.3": "node-b"}, "host": "127.0.0.1", "port": port,
-              "timeout_s": 5.0, "watch_s": 1.0, "interval_s": 0.25, "py_spy": None, "timeout_cmd": None,
+              "timeout_s": 5.0, "watch_s": 1.0, "interval_s": 0.25, "py_spy": None,
               "py_spy_timeout_s": 5, "scontrol": None, "nvidia_smi": None, "journalctl": "journalctl",
               "units": ["receive-datapath-manager.service"], "output_files": [], "inspector_dir": "",
               "inspector_stale_s": 120.0, "since": 0}
@@ -135,7 +135,7 @@ def test_collect_judges_the_hang_finds_the_nodes_ranks_and_says_what_it_lacks(ra
     out.write_text(u"node-b:1:1 NCCL DIAG network check FAILED to 10.0.0.5\nHF_TOKEN=%s\n" % SECRET)
     calls = []
 
-    def run(argv):
+    def run(argv, timeout=None):
         calls.append(argv)
         if argv[:2] == ["journalctl", "-k"]:
             return 0, ("2026-11-29T10:01:00 node-b kernel: NVRM: Xid (PCI:0000:9b:00): 79, pid=4009, name=python3, "
@@ -167,7 +167,7 @@ def test_collect_judges_the_hang_finds_the_nodes_ranks_and_says_what_it_lacks(ra
 def test_a_node_running_nothing_of_the_job_gathers_nothing(tmp_path):
     fake_proc(tmp_path, 5000, {"SLURM_JOB_ID": "9999", "RANK": "0"})
     bundle = ev.Bundle(str(tmp_path / "ev"), 1 << 20)
-    result = ev.collect(_params(1, job="4242"), lambda argv: (0, "", ""), bundle, nccl_ras.status,
+    result = ev.collect(_params(1, job="4242"), lambda argv, timeout=None: (0, "", ""), bundle, nccl_ras.status,
                         time.monotonic, time.sleep, root=str(tmp_path))
     assert result["processes"] == 0 and result["ras"]["state"] == "none" and result["ranks"] == []
     assert not (tmp_path / "ev").exists()

@@ -46,7 +46,7 @@ def _collect(root, bundle=None, run=None, ask=None, **params):
         raise nccl_ras.RasError("no NCCL RAS service here")
 
     result = ev.collect(_params(1, job="4242", journalctl=None, units=[], **params),
-                        run or (lambda argv: (1, "", "not here")), bundle, ask or no_ras, time.monotonic,
+                        run or (lambda argv, timeout=None: (1, "", "not here")), bundle, ask or no_ras, time.monotonic,
                         time.sleep, root=str(root))
     return result, bundle
 
@@ -124,7 +124,7 @@ def test_a_pid_ras_names_that_is_not_of_the_job_is_ignored_and_noted(ras, tmp_pa
         handle.write("0::/system.slice/slurmstepd.scope/job_9999/step_0/user/task_0\n")
     bundle = ev.Bundle(str(tmp_path / "ev"), 1 << 20)
     result = ev.collect(_params(ras(hang_at=0.0, odd_rank=13), job="4242", journalctl=None, units=[]),
-                        lambda argv: (1, "", ""), bundle, nccl_ras.status, time.monotonic, time.sleep,
+                        lambda argv, timeout=None: (1, "", ""), bundle, nccl_ras.status, time.monotonic, time.sleep,
                         root=str(tmp_path))
     pids = [p["pid"] for p in json.loads(_files(tmp_path / "ev")["processes.json"])]
     assert 4009 not in pids and 4010 not in pids and 4008 in pids
@@ -136,7 +136,7 @@ def test_processes_not_owned_by_the_jobs_user_are_not_the_jobs(tmp_path):
     _one_rank(tmp_path)
     other = os.getuid() + 1
 
-    def run(argv):
+    def run(argv, timeout=None):
         if argv[0] == "scontrol":
             return 0, "JobId=4242 UserId=someone(%d) JobState=RUNNING\n" % other, ""
         return 1, "", "not here"
@@ -200,7 +200,8 @@ def test_a_variable_name_or_value_with_a_newline_is_one_line_of_the_ranks_env_fi
            "NCCL_TOKEN_URL": "https://u:hunter2@h/x"}
     bundle = ev.Bundle(str(tmp_path / "ev"), 1 << 20)
     proc = {"pid": 4000, "rank": 0, "local_rank": 0, "env": env, "uid": None}
-    ev._rank_part({"py_spy": None}, lambda argv: (1, "", ""), bundle, proc, str(tmp_path), ev.Deadline(2.0))
+    ev._rank_part({"py_spy": None}, lambda argv, timeout=None: (1, "", ""), bundle, proc, str(tmp_path),
+                  ev.Deadline(2.0))
     lines = (tmp_path / "ev" / "env" / "rank-0.env").read_text().splitlines()
     assert len(lines) == len(env), lines
     assert not any(line.startswith(("NCCL_NET=", "NCCL_IB_HCA=")) for line in lines)
