@@ -44,28 +44,54 @@ def _mismatch(label, nodes, values):
     return "%s differs across nodes: %d of %d have %s; %s" % (label, best_count, len(nodes), best, odd)
 
 
-def cluster_mismatches(nodes, columns=None, versions=None, components=None):
+def _version_columns(name, nodes, versions, components):
+    versions = list(versions or [])
+    if len(versions) != len(nodes) or not all(isinstance(v, Mapping) for v in versions):
+        raise AnsibleFilterError("%s: versions must hold one mapping per node (%d nodes, got %r)"
+                                 % (name, len(nodes), versions))
+    return [(c, [v.get(c) for v in versions]) for c in components or []]
+
+
+def cluster_mismatches(nodes, columns=None, versions=None, components=None, installs=None):
+    """installs: the components this run installs where they are missing (site.yml's configuration phases):
+    a node without one is left out of its comparison (cluster_installs names it), so that a run after a node
+    failed part-way installs there instead of stopping every node; two installed versions still differ."""
     nodes = list(nodes or [])
     columns = columns or {}
     if not isinstance(columns, Mapping):
         raise AnsibleFilterError("_cluster_mismatches: columns must map a label to one value per node, got %r"
                                  % (columns,))
-    checks = list(columns.items())
+    checks = [(label, nodes, values) for label, values in columns.items()]
     if components:
-        versions = list(versions or [])
-        if len(versions) != len(nodes) or not all(isinstance(v, Mapping) for v in versions):
-            raise AnsibleFilterError("_cluster_mismatches: versions must hold one mapping per node (%d nodes, got %r)"
-                                     % (len(nodes), versions))
-        checks += [("%s version" % c, [v.get(c) for v in versions]) for c in components]
+        for component, values in _version_columns("_cluster_mismatches", nodes, versions, components):
+            present = [(node, value) for node, value in zip(nodes, values) if value or component not in (installs or [])]
+            checks.append(("%s version" % component, [n for n, _v in present], [v for _n, v in present]))
     lines = []
-    for label, values in checks:
+    for label, names, values in checks:
         values = list(values)
-        if len(values) != len(nodes):
+        if len(values) != len(names):
             raise AnsibleFilterError("_cluster_mismatches: %s has %d value(s) for %d node(s)"
-                                     % (label, len(values), len(nodes)))
-        line = _mismatch(label, nodes, values)
+                                     % (label, len(values), len(names)))
+        line = _mismatch(label, names, values)
         if line:
             lines.append(line)
+    return lines
+
+
+def cluster_installs(nodes, versions=None, components=None, shown=8):
+    """One line per component of components (those this run installs) that some nodes have and others lack:
+    the nodes that lack it, which the run installs it on."""
+    nodes = list(nodes or [])
+    lines = []
+    for component, values in _version_columns("_cluster_installs", nodes, versions, components):
+        lacking = [node for node, value in zip(nodes, values) if not value]
+        have = []
+        for value in values:
+            if value and value not in have:
+                have.append(value)
+        if lacking and have:
+            lines.append("%s not found on %d of %d node(s) (%s): this run installs it there (the others have %s)"
+                         % (component, len(lacking), len(nodes), _names(lacking, shown), ", ".join(have)))
     return lines
 
 
@@ -167,8 +193,28 @@ def targets_left_out(groups, shown=8):
     return lines
 
 
+def dropped_nodes(gone, nodes=None, phases_done=None):
+    """The report's line: the nodes of the run that dropped out (failed or unreachable), each with the last
+    phase it finished (phases_done: phase to the nodes that finished it, in run order), or that none did."""
+    gone, nodes = list(gone or []), list(nodes or [])
+    if not isinstance(phases_done or {}, Mapping):
+        raise AnsibleFilterError("_dropped_nodes: phases_done must map a phase to its nodes, got %r" % (phases_done,))
+    last = dict((node, "none") for node in gone)
+    for phase, finished in (phases_done or {}).items():
+        for node in finished or []:
+            if node in last:
+                last[node] = phase
+    if gone:
+        return ("%d of %d node(s) dropped out (failed or unreachable; see the recap): %s"
+                % (len(gone), len(nodes), ", ".join("%s after phase %s" % (node, last[node]) for node in gone)))
+    if nodes:
+        return "all %d node(s) finished every phase that ran" % len(nodes)
+    return "no node in this run (gpudirect_allow_empty)"
+
+
 class FilterModule(object):
     def filters(self):
-        return {"_cluster_mismatches": cluster_mismatches, "_prerequisite_problems": prerequisite_problems,
+        return {"_cluster_mismatches": cluster_mismatches, "_cluster_installs": cluster_installs,
+                "_dropped_nodes": dropped_nodes, "_prerequisite_problems": prerequisite_problems,
                 "_targets_problem": targets_problem, "_targets_left_out": targets_left_out,
                 "_version_qualification": version_qualification}

@@ -33,6 +33,34 @@ def test_versions_missing_on_some_nodes_count_as_not_found_and_unknown_everywher
         "driver version differs across nodes: 2 of 3 have 550.1; n1 has not found"]
 
 
+def test_a_component_this_run_installs_is_not_a_mismatch_where_missing_but_two_versions_still_are():
+    """A re-run after n2 failed before the plugin and RxDM phases: it installs them there."""
+    from ansible_collections.gpudirect.gcp.plugins.filter.preflight import cluster_installs
+    versions = [{"driver": "550.1", "plugin": "v1.0.17", "rxdm": "r1"}, {"driver": "550.1", "plugin": "v1.0.17",
+                                                                         "rxdm": "r1"},
+                {"driver": "550.1", "plugin": None, "rxdm": ""}]
+    components = ["driver", "plugin", "rxdm"]
+    assert MISMATCHES(NODES, versions=versions, components=components, installs=["plugin", "rxdm"]) == []
+    assert cluster_installs(NODES, versions, ["plugin", "rxdm"]) == [
+        "plugin not found on 1 of 3 node(s) (n2): this run installs it there (the others have v1.0.17)",
+        "rxdm not found on 1 of 3 node(s) (n2): this run installs it there (the others have r1)"]
+    # a run that installs nothing (fabric.yml) still refuses the missing component
+    assert MISMATCHES(NODES, versions=versions, components=components) == [
+        "plugin version differs across nodes: 2 of 3 have v1.0.17; n2 has not found",
+        "rxdm version differs across nodes: 2 of 3 have r1; n2 has not found"]
+    # a component the run does not install (the driver) is still compared where missing
+    versions[2]["driver"] = None
+    assert MISMATCHES(NODES, versions=versions, components=components, installs=["plugin", "rxdm"]) == [
+        "driver version differs across nodes: 2 of 3 have 550.1; n2 has not found"]
+    # two installed versions differ, whatever is missing elsewhere
+    versions[1]["plugin"] = "v1.0.16"
+    assert MISMATCHES(NODES, versions=versions, components=["plugin"], installs=["plugin"]) == [
+        "plugin version differs across nodes with no majority: n0 has v1.0.17; n1 has v1.0.16"]
+    # nothing to name where every node has it, or none does
+    assert cluster_installs(NODES, [{"nccl": "2.21"}] * 3, ["nccl"]) == []
+    assert cluster_installs(NODES, [{"nccl": None}] * 3, ["nccl"]) == []
+
+
 def test_columns_keep_their_order_before_the_versions():
     lines = MISMATCHES(["n0", "n1"], {"b": [1, 2], "a": [1, 2]}, versions=[{"nccl": "x"}, {"nccl": "y"}],
                        components=["nccl"])
@@ -126,3 +154,13 @@ def test_gpu_vms_of_no_gpudirect_family_are_one_line_a_class():
     assert line.endswith("SYS on g4-standard-384) [CT examples/ml-slurm-g4.yaml]")
     with pytest.raises(AnsibleFilterError, match="groups mapping"):
         LEFT_OUT(["a"])
+
+
+def test_dropped_nodes_name_the_last_phase_each_finished():
+    from ansible_collections.gpudirect.gcp.plugins.filter.preflight import dropped_nodes
+    done = {"preflight": ["n0", "n1", "n2"], "gpu_host": ["n0", "n1", "n2"], "gpu_network": ["n0", "n1"]}
+    assert dropped_nodes(["n2", "n3"], ["n0", "n1", "n2", "n3"], done) == (
+        "2 of 4 node(s) dropped out (failed or unreachable; see the recap): n2 after phase gpu_host, "
+        "n3 after phase none")
+    assert dropped_nodes([], ["n0"], done) == "all 1 node(s) finished every phase that ran"
+    assert dropped_nodes([], [], {}) == "no node in this run (gpudirect_allow_empty)"
