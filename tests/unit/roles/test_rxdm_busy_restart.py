@@ -146,8 +146,7 @@ def _flat(tasks):
     for task in tasks:
         yield task
         for key in ("block", "rescue", "always"):
-            for inner in _flat(task.get(key) or []):
-                yield inner
+            yield from _flat(task.get(key) or [])
 
 
 def test_rxdm_restarts_only_in_its_rolled_task_after_the_busy_check():
