@@ -103,3 +103,53 @@ def test_the_rulebook_acts_only_on_the_collections_remediable_alerts_through_its
     assert sorted(c.split(" and ")[0] for c in conditions) == [
         'event.alert.status == "firing"', 'event.alert.status == "resolved"']
     assert set(rule["action"]["run_playbook"]["name"] for rule in ruleset["rules"]) == {"gpudirect.gcp.remediate"}
+
+
+def test_one_per_node_gives_one_event_per_node_its_first_firing_alert_with_the_others_named():
+    source = load()
+    alerts = [
+        {"status": "resolved", "labels": {"instance": "a3m-1:9100", "component": "nic"}, "startsAt": "2026-11-29T09:00:00Z"},
+        {"status": "firing", "labels": {"instance": "a3m-1:9100", "component": "rxdm"}, "startsAt": "2026-11-29T10:05:00Z"},
+        {"status": "firing", "labels": {"instance": "a3m-1", "component": "gpu"}, "startsAt": "2026-11-29T10:00:00Z"},
+        {"status": "firing", "labels": {"instance": "a3m-2", "component": "gpu"}},
+        {"status": "firing", "labels": {"component": "gpu"}},
+        {"status": "firing", "labels": {"component": "nic"}}]
+    found = source.events({"alerts": alerts}, "gpudirect", skip_original_data=True, one_per_node=True)
+    assert [(e["meta"]["node"], e["alert"]["labels"]["component"]) for e in found] == [
+        ("a3m-1", "gpu"), ("a3m-2", "gpu"), (None, "gpu"), (None, "nic")]
+    assert [(a["component"], a["status"]) for a in found[0]["meta"]["also"]] == [("nic", "resolved"), ("rxdm", "firing")]
+    # the default stays one event per alert, as ansible.eda.alertmanager gives them
+    assert len(source.events({"alerts": alerts}, "gpudirect", skip_original_data=True)) == len(alerts)
+
+
+@pytest.mark.parametrize("args, problem", [
+    ({"host": "0.0.0.0"}, "host 0.0.0.0 is reachable from other machines and no token is set"),
+    ({"host": "10.0.0.5", "token": ""}, "host 10.0.0.5 is reachable from other machines"),
+    ({"port": "http"}, "port must be a number from 1 to 65535, not 'http'"),
+    ({"port": 70000, "token": "t"}, "port must be a number"),
+    ({"host": "0.0.0.0", "token": "t"}, None),
+    ({"host": "127.0.0.1"}, None),
+    ({"host": "localhost"}, None),
+    ({"host": "::1"}, None),
+])
+def test_a_source_open_beyond_this_machine_needs_a_token(args, problem):
+    found = load().startup_problem(args)
+    if problem is None:
+        assert found is None
+    else:
+        assert problem in found and found.count("\n") == 0
+
+
+def test_the_controller_rulebook_acts_on_the_same_alerts_through_the_remediation_template():
+    with open(RULEBOOK) as handle:
+        cli = yaml.safe_load(handle)[0]
+    with open(RULEBOOK.replace("gpudirect_remediate.yml", "gpudirect_remediate_controller.yml")) as handle:
+        controller = yaml.safe_load(handle)[0]
+    assert [r["condition"] for r in controller["rules"]] == [r["condition"] for r in cli["rules"]]
+    assert controller["hosts"] == cli["hosts"] and controller["execution_strategy"] == "sequential"
+    templates = set(r["action"]["run_job_template"]["name"] for r in controller["rules"])
+    assert templates == {"{{ gpudirect_remediate_template | default('GPU cluster - remediate') }}"}
+    source = controller["sources"][0]["gpudirect.gcp.alertmanager"]
+    # the token has no default: an activation without one does not start
+    assert source["token"] == "{{ gpudirect_eda_token }}" and source["one_per_node"] is True
+    assert cli["sources"][0]["gpudirect.gcp.alertmanager"]["one_per_node"] is True

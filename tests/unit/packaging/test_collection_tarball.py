@@ -20,7 +20,7 @@ LEFTOVERS = ["nccl-reports/run-1/report.json", "reports/run-1/report.html", ".py
 FORBIDDEN = ("nccl-reports/", "reports/", ".pytest_cache", "__pycache__", ".pyc", ".hypothesis/", ".ansible/",
              ".venv/", "build/", ".git/")
 # the development toolchain, at the top of the tree
-DEVELOPMENT = ("tests/", "extensions/", "benchmarks/", "scripts/", "inventories/sandbox/", "changelogs/fragments/",
+DEVELOPMENT = ("tests/", "extensions/molecule/", "benchmarks/", "scripts/", "inventories/sandbox/", "changelogs/fragments/",
                ".ci/", "Makefile", "requirements-dev.txt", "pytest.ini", "conftest.py", "ansible.cfg", ".ansible-lint",
                ".yamllint", ".gitignore")
 # what users run
@@ -28,6 +28,8 @@ SHIPPED = ("playbooks/diagnose.yml", "plugins/inventory/gce_gpu.py", "roles/diag
            "README.md", "COPYING", "requirements.txt", "requirements.yml", "meta/runtime.yml", "bindep.txt",
            "changelogs/changelog.yaml", "CHANGELOG.rst", "docs/diagnose.md", "monitoring/prometheus/gpudirect.rules.yml",
            "awx/controller/job_templates.yml",
+           # ansible-rulebook resolves gpudirect.gcp.<rulebook> and the source from the installed collection
+           "extensions/eda/rulebooks/gpudirect_remediate.yml", "extensions/eda/plugins/event_source/alertmanager.py",
            # the user configuration the quick start copies to a project directory
            "inventories/gcp/ansible.cfg", "inventories/gcp/cluster.gce_gpu.yml", "inventories/gcp/group_vars/all.yml")
 

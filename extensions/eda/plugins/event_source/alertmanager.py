@@ -16,12 +16,15 @@ body that is not UTF-8 JSON of the webhook's shape (alerts a list of objects, la
 maps of strings, a status a string), or nested deeper than 8 levels, 400. What is passed on is JSON data.
 
 Arguments:
-  host                 address to listen on (default 127.0.0.1: Alertmanager on the same machine)
+  host                 address to listen on (default 127.0.0.1: Alertmanager on the same machine); any
+                       other address needs a token: whoever reaches an open source starts remediations
   port                 port (default 5000)
   token                when set, a request must carry "Authorization: Bearer <token>" (Alertmanager's
                        webhook http_config.authorization), else it is refused with 401
   data_host_path       where an alert names its node (default labels.instance; a :port is dropped)
   skip_original_data   do not pass the whole webhook first (default false)
+  one_per_node         one event per node and webhook, its first alert's (firing first, then the
+                       oldest), with the other alerts' labels in meta.also (default false: one per alert)
 
   sources:
     - gpudirect.gcp.alertmanager:
@@ -36,6 +39,7 @@ __metaclass__ = type
 import asyncio
 import hmac
 import json
+import ipaddress
 import logging
 import math
 
@@ -44,6 +48,8 @@ from aiohttp import http_exceptions, web
 MAX_BODY = 4 * 1024 * 1024
 # a webhook is 4 levels deep (webhook, alerts, alert, labels): anything much deeper is not one
 MAX_DEPTH = 8
+# the other alerts of a node an event names (one_per_node), beyond which they are only counted by Alertmanager
+MAX_ALSO = 20
 # the charsets a JSON body may name (RFC 8259: JSON between systems is UTF-8)
 CHARSETS = ("utf-8", "utf8", "us-ascii", "ascii")
 # fields that are strings, and maps of strings to strings, where Alertmanager sends them
@@ -105,8 +111,17 @@ def _shape(data, strings, maps, what):
             raise ValueError("%s %s is not a map of strings" % (what, key))
 
 
-def events(payload, endpoint, host_path="labels.instance", skip_original_data=False):
-    """The events one webhook gives; ValueError when it is not Alertmanager's shape or not JSON data."""
+def _first(alerts):
+    """The alert that speaks for its node: a firing one before a resolved one, then the oldest, then by
+    fingerprint (Alertmanager's order within a group is not promised)."""
+    return sorted(alerts, key=lambda a: (a.get("status") != "firing", str(a.get("startsAt", "")),
+                                         str(a.get("fingerprint", ""))))[0]
+
+
+def events(payload, endpoint, host_path="labels.instance", skip_original_data=False, one_per_node=False):
+    """The events one webhook gives; ValueError when it is not Alertmanager's shape or not JSON data.
+    With one_per_node, a node's alerts give one event, its first alert's, with the others' labels in
+    meta.also (at most MAX_ALSO): one remediation per node, whatever the number of its findings."""
     if not isinstance(payload, dict) or not isinstance(payload.get("alerts"), list):
         raise ValueError("the body is not an Alertmanager webhook (no alerts list)")
     check_data(payload)
@@ -116,10 +131,24 @@ def events(payload, endpoint, host_path="labels.instance", skip_original_data=Fa
             raise ValueError("an alert is not an object")
         _shape(alert, ALERT_STRINGS, ALERT_MAPS, "an alert's")
     out = [] if skip_original_data else [{"payload": payload, "meta": {"endpoint": endpoint}}]
-    for alert in payload["alerts"]:
+    by_node, order = {}, []
+    for index, alert in enumerate(payload["alerts"]):
         host = _at(alert, host_path)
         node = (host.rsplit(":", 1)[0] if host.count(":") == 1 else host) if isinstance(host, str) and host else None
-        out.append({"alert": alert, "meta": {"endpoint": endpoint, "node": node}})
+        # an alert naming no node is never folded into another's
+        key = node if one_per_node and node is not None else (None, index)
+        if key not in by_node:
+            by_node[key] = []
+            order.append((key, node))
+        by_node[key].append(alert)
+    for key, node in order:
+        alerts = by_node[key]
+        first = _first(alerts) if len(alerts) > 1 else alerts[0]
+        meta = {"endpoint": endpoint, "node": node}
+        if one_per_node and node is not None:
+            meta["also"] = [dict(a.get("labels") or {}, status=a.get("status"))
+                            for a in alerts if a is not first][:MAX_ALSO]
+        out.append({"alert": first, "meta": meta})
     return out
 
 
@@ -171,6 +200,7 @@ def application(queue, args):
     token = bool(args.get("token"))
     host_path = str(args.get("data_host_path", "labels.instance"))
     skip = bool(args.get("skip_original_data", False))
+    one_per_node = bool(args.get("one_per_node", False))
 
     async def webhook(request):
         if token:
@@ -193,12 +223,14 @@ def application(queue, args):
         except (http_exceptions.HttpProcessingError, ConnectionError, asyncio.IncompleteReadError):
             return _refuse(400, "bad request: the body did not arrive whole")
         try:
-            found = events(parse_body(body), endpoint, host_path, skip)
+            payload = parse_body(body)
+            found = events(payload, endpoint, host_path, skip, one_per_node)
         except ValueError as exc:
             return _refuse(400, "bad request: %s" % exc)
         for event in found:
             await queue.put(event)
-        return web.Response(status=202, text="received %d alert(s)" % (len(found) - (0 if skip else 1)))
+        return web.Response(status=202, text="received %d alert(s) as %d event(s)"
+                            % (len(payload["alerts"]), len(found) - (0 if skip else 1)))
 
     app = web.Application(client_max_size=MAX_BODY)
     app.router.add_post("/", webhook)
@@ -221,7 +253,32 @@ class ServerLog(logging.LoggerAdapter):
         self.logger.error(msg, *args, **kwargs)
 
 
+def startup_problem(args):
+    """Why the source must not start with these arguments, in one line, or None: a port that is not
+    one, or an address beyond this machine with no token."""
+    try:
+        port = int(args.get("port", 5000))
+    except (TypeError, ValueError):
+        port = -1
+    if not 0 < port < 65536:
+        return "gpudirect.gcp.alertmanager: port must be a number from 1 to 65535, not %r" % (args.get("port"),)
+    host = str(args.get("host", "127.0.0.1"))
+    if args.get("token"):
+        return None
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        return ("gpudirect.gcp.alertmanager: host %s is reachable from other machines and no token is set: "
+                "set token (and Alertmanager's webhook authorization) or listen on 127.0.0.1" % host)
+    return None
+
+
 async def main(queue, args):
+    problem = startup_problem(args)
+    if problem:
+        raise ValueError(problem)
     runner = web.AppRunner(application(queue, args), logger=ServerLog(logging.getLogger("aiohttp.server"), {}))
     await runner.setup()
     site = web.TCPSite(runner, args.get("host", "127.0.0.1"), int(args.get("port", 5000)))
