@@ -27,6 +27,7 @@ DEVELOPMENT = ("tests/", "extensions/molecule/", "benchmarks/", "scripts/", "inv
 SHIPPED = ("playbooks/diagnose.yml", "plugins/inventory/gce_gpu.py", "roles/diagnose/tasks/main.yml", "site.yml",
            "README.md", "COPYING", "requirements.txt", "requirements.yml", "meta/runtime.yml", "bindep.txt",
            "changelogs/changelog.yaml", "CHANGELOG.rst", "docs/diagnose.md", "monitoring/prometheus/gpudirect.rules.yml",
+           "monitoring/alertmanager/gpudirect-remediation.yml",
            "awx/controller/job_templates.yml",
            # ansible-rulebook resolves gpudirect.gcp.<rulebook> and the source from the installed collection
            "extensions/eda/rulebooks/gpudirect_remediate.yml", "extensions/eda/plugins/event_source/alertmanager.py",
