@@ -15,7 +15,8 @@ author:
   - gpudirect.gcp contributors (@gpudirect)
 description:
   - Uploads every regular file under O(src) from the controller to O(bucket) through the Cloud Storage JSON API,
-    as objects named O(prefix)/<the directory's own name>/<path under it>, so each run keeps its folder.
+    as objects named O(prefix)/<the directory's own name>/<path under it>, so each run keeps its folder; or
+    one regular file (a job's evidence archive, the remediation audit), as O(prefix)/<its name>.
   - Reports written inside an AWX job's private directory are deleted with the job; uploaded, they outlive it, and
     the returned links go into the run's C(set_stats) summary.
   - Each object's MD5, as the API stored it, is compared with the file's.
@@ -25,7 +26,7 @@ description:
   - An action plugin; it runs on the controller whatever the task's host.
 options:
   src:
-    description: The directory to upload (for example the C(run_dir) a report module returned).
+    description: The directory to upload (for example the C(run_dir) a report module returned), or one regular file.
     type: path
     required: true
   bucket:

@@ -54,13 +54,16 @@ def valid_prefix(prefix):
 
 
 def plan(src, prefix, walk=os.walk):
-    """The regular files under src, each as {path, name, content_type}, in name order.
+    """The regular files under src, each as {path, name, content_type}, in name order; src may also be
+    one regular file (an archive, an audit log), named prefix/<its name>.
 
     Objects are named prefix/<src's own name>/<path under src>, so every run keeps its own folder.
     Symbolic links are not followed: a link in a report directory could point anywhere."""
-    if not os.path.isdir(src):
-        raise UploadError("src %s is not a directory" % src)
     base = os.path.basename(os.path.normpath(src))
+    if not os.path.islink(src) and os.path.isfile(src):
+        return [_object(src, "/".join(p for p in (valid_prefix(prefix), base) if p))]
+    if os.path.islink(src) or not os.path.isdir(src):
+        raise UploadError("src %s is not a directory or a regular file" % src)
     out = []
     for root, dirs, files in walk(src):
         dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(root, d)))
@@ -69,13 +72,15 @@ def plan(src, prefix, walk=os.walk):
             if os.path.islink(path) or not os.path.isfile(path):
                 continue
             rel = os.path.relpath(path, src).replace(os.sep, "/")
-            obj = "/".join(p for p in (valid_prefix(prefix), base, rel) if p)
-            if _BAD_NAME.search(obj) or len(obj.encode("utf-8")) > 1024:
-                raise UploadError("file %s cannot be an object name (control characters, or over 1024 bytes)" % path)
-            out.append({"path": path, "name": obj,
-                        "content_type": CONTENT_TYPES.get(os.path.splitext(name)[1].lower(),
-                                                          "application/octet-stream")})
+            out.append(_object(path, "/".join(p for p in (valid_prefix(prefix), base, rel) if p)))
     return sorted(out, key=lambda o: o["name"])
+
+
+def _object(path, obj):
+    if _BAD_NAME.search(obj) or len(obj.encode("utf-8")) > 1024:
+        raise UploadError("file %s cannot be an object name (control characters, or over 1024 bytes)" % path)
+    return {"path": path, "name": obj,
+            "content_type": CONTENT_TYPES.get(os.path.splitext(path)[1].lower(), "application/octet-stream")}
 
 
 def links(bucket, name):

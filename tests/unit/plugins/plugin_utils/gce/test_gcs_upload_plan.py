@@ -7,6 +7,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gcs_upload as gu
@@ -72,3 +74,16 @@ def test_an_object_stored_with_another_md5_is_an_error():
     objects = [{"path": "x", "name": "a", "content_type": "text/plain"}]
     with pytest.raises(gu.UploadError, match="uploading a to bucket b: the stored object's MD5 differs"):
         gu.upload_all(_Client(md5="AAAA"), None, "b", objects, read=lambda p: b"data")
+
+
+def test_plan_takes_one_file_under_the_prefix_and_refuses_a_link_or_a_fifo(tmp_path):
+    archive = tmp_path / "job-42-20261202T100000Z.tar.gz"
+    archive.write_bytes(b"\x1f\x8b")
+    assert [(o["name"], o["path"]) for o in gu.plan(str(archive), "p/q")] == [
+        ("p/q/job-42-20261202T100000Z.tar.gz", str(archive))]
+    (tmp_path / "ln.tar.gz").symlink_to(archive)
+    with pytest.raises(gu.UploadError, match="is not a directory or a regular file"):
+        gu.plan(str(tmp_path / "ln.tar.gz"), "p")
+    os.mkfifo(str(tmp_path / "fifo"))
+    with pytest.raises(gu.UploadError, match="is not a directory or a regular file"):
+        gu.plan(str(tmp_path / "fifo"), "p")
