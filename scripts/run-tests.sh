@@ -20,11 +20,14 @@ export ANSIBLE_NOCOLOR=1 PY_COLORS=0
 "$root/scripts/link-collection.sh"
 
 # the static stages run on the oldest supported ansible-core (.venv) and again,
-# as *-newest, on the newest (build/venv-newest, on Python 3.12 or newer)
+# as *-newest, on the newest (build/venv-newest, on Python 3.12 or newer);
+# sanity and units also as *-218 on ansible-core 2.18 (build/venv-218), the
+# core AAP 2.7 and AWX execution environments run beside 2.16
 newest="$root/build/venv-newest"
+core218="$root/build/venv-218"
 stages=("$@")
 [ "${#stages[@]}" -gt 0 ] ||
-  stages=(lint+sanity+build units+units-newest sanity-newest+build-newest+integration molecule)
+  stages=(lint+sanity+build units+units-newest+units-218 sanity-newest+sanity-218+build-newest+integration molecule)
 
 stage_lint() {
   ansible-lint --profile production && antsibull-changelog lint
@@ -45,18 +48,24 @@ stage_build() {
   "$root/scripts/check-docs.sh" "$root/build/dist/installed"
 }
 
-on_newest() {
-  if [ ! -x "$newest/bin/ansible" ]; then
-    echo "no $newest: run make venv-newest (it needs a Python 3.12 or newer)" >&2
+# on_core CORE VENV MAKE-TARGET command...: the command with VENV's ansible-core first on PATH
+on_core() {
+  local core="$1" venv="$2" target="$3"
+  shift 3
+  if [ ! -x "$venv/bin/ansible" ]; then
+    echo "no $venv: run make $target" >&2
     return 1
   fi
-  "$newest/bin/ansible" --version | sed -n 1p  # sed reads to the end: no broken pipe
-  PATH="$newest/bin:$PATH" CORE=newest "$@"
+  "$venv/bin/ansible" --version | sed -n 1p  # sed reads to the end: no broken pipe
+  PATH="$venv/bin:$PATH" CORE="$core" "$@"
 }
+on_newest() { on_core newest "$newest" "venv-newest (it needs a Python 3.12 or newer)" "$@"; }
 
 stage_sanity-newest() { on_newest stage_sanity; }
 stage_units-newest() { on_newest stage_units; }
 stage_build-newest() { on_newest stage_build; }
+stage_sanity-218() { on_core 218 "$core218" venv-218 stage_sanity; }
+stage_units-218() { on_core 218 "$core218" venv-218 stage_units; }
 
 stage_integration() {
   pytest -q tests/integration

@@ -3,13 +3,15 @@
 # copy the tracked and new (not ignored) files there and run sanity.
 #   scripts/sanity.sh [ansible-test options]       the oldest supported ansible-core
 #   CORE=newest scripts/sanity.sh [options]        the newest (on a Python 3.12 or newer)
+#   CORE=218 scripts/sanity.sh [options]           ansible-core 2.18 (tests/requirements/core218.txt)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 core="${CORE:-oldest}"
 case "$core" in
   oldest) python=python3 ;;
   newest) python=$("$root/scripts/newest-python.sh") ;;
-  *) echo "sanity: CORE must be oldest or newest, not $core" >&2; exit 2 ;;
+  218) python=python3 ;;
+  *) echo "sanity: CORE must be oldest, newest or 218, not $core" >&2; exit 2 ;;
 esac
 # The copy must live outside this git work tree: inside it, ansible-test would
 # ask git for the file list and find build/ ignored.
@@ -24,6 +26,7 @@ rm -rf "$work" && mkdir -p "$tree"
 # may pin its tools without disturbing .venv.
 svenv="$root/build/venv-sanity-$core"
 pins="$root/tests/requirements/$core.txt"
+[ "$core" = 218 ] && pins="$root/tests/requirements/core218.txt"
 if [ ! -x "$svenv/bin/ansible-test" ] || [ "$pins" -nt "$svenv/bin/ansible-test" ]; then
   rm -rf "$svenv"
   "$python" -m venv "$svenv"

@@ -81,3 +81,16 @@ def test_the_collections_installed_here_satisfy_the_declared_dependencies():
     for name, version in found.items():
         assert Version(version) in SpecifierSet(declared[name]), (name, version, declared[name])
     assert _yaml("requirements.yml")["collections"] == [{"name": n, "version": v} for n, v in declared.items()]
+
+
+def test_the_middle_core_is_inside_the_range_and_between_the_ends():
+    supported = _supported()
+    middle = SpecifierSet(_pins("core218")["ansible-core"])
+    (low,) = [Version(s.version) for s in SpecifierSet(_pins("oldest")["ansible-core"]) if s.operator == ">="]
+    (mid,) = [Version(s.version) for s in middle if s.operator == ">="]
+    (top,) = [Version(s.version) for s in SpecifierSet(_pins("newest")["ansible-core"]) if s.operator == ">="]
+    assert low < mid < top and mid in supported
+    assert "%d.%d.0" % (mid.major, mid.minor + 1) not in middle
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        assert "tested on %d.%d, %d.%d and %d.%d" % (low.major, low.minor, mid.major, mid.minor, top.major,
+                                                      top.minor) in fh.read()
