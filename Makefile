@@ -11,13 +11,16 @@ STAMP := $(VENV)/.installed
 # the newest supported ansible-core, for the static stages and one Molecule scenario
 NEWEST := $(CURDIR)/build/venv-newest
 NEWEST_STAMP := $(NEWEST)/.installed
+# ansible-core 2.18 (AAP 2.7's second core), for the sanity and unit stages
+CORE218 := $(CURDIR)/build/venv-218
+CORE218_STAMP := $(CORE218)/.installed
 NODES ?= 2
 FAMILY ?= a3-mega
 VARIANT ?= ubuntu
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv venv-newest install test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-job-watch bench-pairing bench-scaling bench-text clean
+.PHONY: help deps system-deps venv venv-newest venv-218 install test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-job-watch bench-pairing bench-scaling bench-text clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
@@ -31,7 +34,7 @@ help:
 	@echo "make bench-pairing   the pairwise fault search simulated on 8..1024 nodes (prints figures)"
 	@echo "make bench-scaling   2 and 6 sandbox nodes: bare tasks, site.yml, its re-run and diagnose (CPU per node, ratios)"
 	@echo "make bench-text      1 MB of hostile text through every report, metric and drain-reason writer (seconds each)"
-	@echo "make ee         build the AWX execution environment image locally"
+	@echo "make ee         the AWX execution environment image from awx/ee (EE_BASE=community: public base; EE_BASE=de: the EDA decision environment; EE_COLLECTION_GIT=URL: collection from git)"
 
 system-deps:
 	@scripts/install-system-deps.sh
@@ -73,9 +76,18 @@ install:
 
 venv-newest: $(NEWEST_STAMP)
 
+# on the system's Python 3 (2.18 runs on 3.11 to 3.13)
+$(CORE218_STAMP): requirements.txt requirements-user.txt requirements-dev.txt tests/requirements/core218.txt
+	@test -x $(CORE218)/bin/python || $(PYTHON) -m venv $(CORE218)
+	$(CORE218)/bin/python -m pip install -q -U pip
+	$(CORE218)/bin/python -m pip install -q -r requirements-dev.txt -c tests/requirements/core218.txt
+	@touch $(CORE218_STAMP)
+
+venv-218: $(CORE218_STAMP)
+
 deps: system-deps venv
 
-test: deps venv-newest
+test: deps venv-newest venv-218
 	@scripts/run-tests.sh
 
 lint: venv
@@ -102,8 +114,15 @@ demo: deps
 demo-down: venv
 	@scripts/demo.sh down $(if $(IMAGES),--images)
 
+# The image from awx/ee (its README.md): EE_BASE=aap (default, Red Hat login),
+# community (public base) or de (the EDA controller's decision environment); the collection from its tarball, built here, or
+# from EE_COLLECTION_GIT (at EE_COLLECTION_REF); EE_CONTEXT_ONLY=1 stops at the
+# build context (build/ee-image/context). The sandbox's image: scripts/build-ee.sh.
 ee: deps
-	@scripts/build-ee.sh
+	@$(BIN)/python awx/ee/prepare.py --base $(or $(EE_BASE),aap) \
+	  $(if $(EE_COLLECTION_GIT),--git '$(EE_COLLECTION_GIT)') $(if $(EE_COLLECTION_REF),--ref '$(EE_COLLECTION_REF)') \
+	  $(if $(EE_CONTEXT_ONLY),--create,--build $(if $(EE_TAG),--tag '$(EE_TAG)') \
+	  --container-runtime $(or $(EE_RUNTIME),podman)) build/ee-image
 
 bench: deps
 	@benchmarks/inventory/run.sh

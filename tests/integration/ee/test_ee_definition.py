@@ -8,7 +8,6 @@ the checkout; everything after reads the installed collection."""
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -62,11 +61,11 @@ def test_introspect_lists_exactly_the_declared_dependencies(installed):
 def test_the_shipped_definition_renders_its_build_context(installed, tmp_path):
     coll = installed / "ansible_collections" / "gpudirect" / "gcp"
     ee_dir = coll / "awx" / "ee"
-    # as a user does: the shipped directory copied out of the collection
+    # as a user with the tarball does: the shipped prepare.py, given that tarball
+    (tarball,) = (installed.parent / "dist").iterdir()
     work = tmp_path / "ee"
-    shutil.copytree(str(ee_dir), str(work))
-    run([os.path.join(BIN, "ansible-builder"), "create", "-f", "execution-environment.yml", "-c", "context"],
-        cwd=str(work))
+    run([sys.executable, str(ee_dir / "prepare.py"), "--tarball", str(tarball), "--create", str(work)],
+        cwd=str(tmp_path))
     with open(str(work / "context" / "Containerfile"), encoding="utf-8") as handle:
         containerfile = handle.read()
     with open(str(ee_dir / "execution-environment.yml"), encoding="utf-8") as handle:
@@ -75,9 +74,12 @@ def test_the_shipped_definition_renders_its_build_context(installed, tmp_path):
     assert re.match(r"^[a-z0-9.-]+\.[a-z]+/[\w./-]+:[\w.-]+$", base), base
     assert 'ARG EE_BASE_IMAGE="%s"' % base in containerfile
     assert "FROM $EE_BASE_IMAGE" in containerfile
-    # the collection comes from Galaxy or Automation Hub, by name
+    # the collection comes from the tarball in the context, never by name from
+    # a Galaxy where it is not published
     with open(str(work / "context" / "_build" / "requirements.yml"), encoding="utf-8") as handle:
-        assert [c["name"] for c in yaml.safe_load(handle)["collections"]] == ["gpudirect.gcp"]
+        names = [c["name"] for c in yaml.safe_load(handle)["collections"]]
+    assert "gpudirect.gcp" not in names and names[0] == "/build/collections/gpudirect-gcp.tar.gz"
+    assert (work / "context" / "_build" / "collections" / "gpudirect-gcp.tar.gz").is_file()
     assert "/usr/bin/python3.11" in containerfile and "microdnf" in containerfile
 
 
@@ -85,7 +87,11 @@ def test_the_build_command_ships_with_the_definition(installed):
     ee_dir = installed / "ansible_collections" / "gpudirect" / "gcp" / "awx" / "ee"
     with open(str(ee_dir / "README.md"), encoding="utf-8") as handle:
         readme = handle.read()
+    assert "make ee" in readme and "prepare.py" in readme
     assert "ansible-builder build -f execution-environment.yml" in readme
     assert "--build-arg EE_BASE_IMAGE=" in readme
-    # the sandbox's stand-ins stay out of the tarball
-    assert sorted(os.listdir(str(ee_dir))) == ["README.md", "execution-environment.yml", "requirements.yml"]
+    assert "EE_COLLECTION_GIT" in readme and "execution-environment-community.yml" in readme
+    # the sandbox's stand-ins, and any tarball or context left by a build, stay out of the tarball
+    assert sorted(os.listdir(str(ee_dir))) == [
+        "README.md", "decision-environment.yml", "execution-environment-community.yml", "execution-environment.yml",
+        "prepare.py", "requirements-community.yml", "requirements-de.yml", "requirements.yml"]
