@@ -18,7 +18,7 @@ PREPARE = os.path.join(ROOT, "awx", "ee", "prepare.py")
 def test_the_decision_environment_holds_the_rulebooks_the_source_and_its_dependency(tmp_path):
     out = tmp_path / "de"
     done = subprocess.run([sys.executable, PREPARE, "--base", "de", "--create", str(out)], stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout
     build = out / "context" / "_build"
     with tarfile.open(str(build / "collections" / "gpudirect-gcp.tar.gz")) as tar:
