@@ -8,13 +8,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import time
 
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import alert_data, guard
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import alert_data, guard, guard_store
 
 ARGUMENT_SPEC = dict(
     alerts=dict(type="list", elements="raw", default=[]),
@@ -25,15 +27,20 @@ ARGUMENT_SPEC = dict(
     preview=dict(type="dict"),
     held=dict(type="bool", default=False),
     hosts=dict(type="list", elements="str", required=True),
-    state_file=dict(type="path", required=True),
-    audit_log=dict(type="path", required=True),
+    addresses=dict(type="dict", default={}),
+    state_file=dict(type="path"),
+    audit_log=dict(type="path"),
+    state_bucket=dict(type="str"),
+    state_prefix=dict(type="str", default=guard_store.DEFAULT_PREFIX),
+    storage_endpoint=dict(type="str"),
     enabled=dict(type="bool", default=True),
     dry_run=dict(type="bool", default=True),
     max_per_hour=dict(type="int", default=2),
     max_share=dict(type="float", default=0.1),
     escalate_window_s=dict(type="int", default=21600),
     allow_report_host=dict(type="bool", default=False),
-    node_label=dict(type="str", default="instance"),
+    node_label=dict(type="list", elements="str", default=["instance"]),
+    **gce_api.AUTH_ARGUMENT_SPEC
 )
 
 
@@ -50,10 +57,16 @@ class ActionModule(ActionBase):
                                          + alert_data.alerts_from_vars(task_vars or {}, args["alert_vars"]))
         except alert_data.AlertDataError as exc:
             raise AnsibleActionFail("remediation_guard: %s" % exc)
+        books = None
         try:
-            lines, out = guard.apply(args, bool(self._task.check_mode), time.time())
+            books = guard_store.books_for(args, os.environ, check=guard.runs_of)
+            result["warnings"] = list(books.warnings)
+            lines, out = guard.apply(args, bool(self._task.check_mode), time.time(), books=books)
         except guard.GuardError as exc:
             raise AnsibleActionFail("remediation_guard: %s" % exc)
+        finally:
+            if books is not None:
+                books.close()
         result.update(make_unsafe(out))
         result["audit"] = make_unsafe(lines)
         result["messages"] = make_unsafe([guard.message(line) for line in lines])

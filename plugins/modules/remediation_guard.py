@@ -29,10 +29,28 @@ description:
   - Give one of O(alerts), O(outcome), O(release), O(preview) and O(held). With O(outcome) it records how a run
     ended; with O(release) it ends a node's open runs after a person returned it; with O(preview) it logs what a
     dry run would do on a node; with O(held) it returns the nodes a remediation holds.
-  - 'State is a JSON file, C({"version": 1, "runs": [...]}), locked from read to write; a file of another shape,
-    a run in it of another shape, or a newer version fails the task in one line naming the file (and the run),
-    and is never read as empty. A file without a version, from an older release, is read as version 1.'
+  - 'State is JSON, C({"version": 1, "runs": [...]}); a state of another shape, a run in it of another shape, or a
+    newer version fails the task in one line naming the file or object (and the run), and is never read as empty.
+    A state without a version, from an older release, is read as version 1.'
+  - The books (the state and the audit) are kept in one of two places. With O(state_bucket), in Cloud Storage, so
+    that they outlive an AWX job and every job sees the runs of the others - the state in the object
+    C(<state_prefix>/state.json), the audit as one object per decision batch,
+    C(<state_prefix>/audit/<UTC time>-<batch>.jsonl), each line with its C(batch).
+  - In the bucket the state is written only over the generation the decisions were made on (C(ifGenerationMatch));
+    when another job wrote it first, the batch is noted in the audit as superseded (a line with C(decision)
+    C(retried) naming it) and the alerts are decided again on what that job wrote, up to 8 times, so two jobs
+    never both take the last slot of a cap.
+  - Without O(state_bucket), in O(state_file) (locked from read to write) and O(audit_log) on the controller.
   - Every decision's audit line is written before the state, so a decision that cannot be logged changes nothing.
+  - An alert names its node by its O(node_label) label (the first of them set, then C(node), then C(nodename)),
+    without a C(:port). That is a node's inventory name, or the address of exactly one node in O(addresses)
+    (Prometheus's default C(instance) label is the scrape address); the decision and the audit use the inventory
+    name (and C(named), what the alert said, where it differs).
+  - Firing alerts about one node in one call are one decision, about the most severe (label C(severity)) or else
+    the first; the others are listed in its C(also).
+  - A firing alert that names no node of O(hosts), or an empty O(hosts), is logged (C(ignored)) and returned in
+    RV(unplaced); the caller fails the run then. No run starts in such a call - the alerts that would start one are
+    C(held), saying why - since the nodes are never reached after a failed run; a dry run still decides as usual.
   - An action plugin; it runs on the controller whatever the task's host. In check mode it decides and writes
     nothing.
 options:
@@ -94,14 +112,33 @@ options:
     type: list
     elements: str
     required: true
+  addresses:
+    description:
+      - The address of each node of O(hosts) (its C(ansible_host); a C(:port) is dropped), so that an alert naming a
+        node by address finds it. Names not in O(hosts), and empty addresses, are not used.
+    type: dict
+    default: {}
   state_file:
-    description: Where the runs are kept between decisions.
+    description: Where the runs are kept between decisions, without O(state_bucket). Required then.
     type: path
-    required: true
   audit_log:
-    description: The JSON-lines log every decision and outcome is appended to.
+    description: The JSON-lines log every decision and outcome is appended to, without O(state_bucket). Required
+      then.
     type: path
-    required: true
+  state_bucket:
+    description:
+      - A Cloud Storage bucket (its name, not a C(gs://) URL) to keep the state and the audit in, instead of
+        O(state_file) and O(audit_log).
+      - The credentials need C(storage.objects.get), C(storage.objects.create) and C(storage.objects.delete) on it
+        (for example C(roles/storage.objectUser)).
+    type: str
+  state_prefix:
+    description: The object name prefix of the books in O(state_bucket), without leading or trailing slashes.
+    type: str
+    default: gpudirect-gcp/remediate
+  storage_endpoint:
+    description: Base URL of the Cloud Storage JSON API. Default - E(GCP_STORAGE_API_ENDPOINT), else the public one.
+    type: str
   enabled:
     description: The global switch; V(false) holds every alert.
     type: bool
@@ -128,15 +165,22 @@ options:
     type: bool
     default: false
   node_label:
-    description: The alert label naming the node (a C(:port) is dropped).
-    type: str
-    default: instance
+    description:
+      - The alert labels naming the node, tried in order (then C(node) and C(nodename)); a C(:port) is dropped.
+    type: list
+    elements: str
+    default: [instance]
 extends_documentation_fragment:
   - gpudirect.gcp.attributes
+  - gpudirect.gcp.gce_auth
+notes:
+  - The credentials for O(state_bucket) are found as for the C(gpudirect.gcp.gce_gpu) inventory, and in an AWX job
+    from its Google Compute Engine credential (E(GCE_CREDENTIALS_FILE_PATH)). The scope requested is
+    C(https://www.googleapis.com/auth/devstorage.read_write). O(api_endpoint) is not used.
 attributes:
   check_mode:
     support: full
-    details: Decides and writes nothing (no state, no audit line); O(held) reads as it always does.
+    details: Decides and writes nothing (no state, no audit line or object); O(held) reads as it always does.
   diff_mode:
     support: none
   idempotent:
@@ -156,6 +200,17 @@ EXAMPLES = r"""
     hosts: "{{ groups['gpu_nodes'] }}"
     state_file: /var/lib/gpudirect-remediate/state.json
     audit_log: /var/log/gpudirect-remediate/audit.jsonl
+    dry_run: false
+  register: guarded
+
+- name: The same, with the books in Cloud Storage, shared by every job
+  gpudirect.gcp.remediation_guard:
+    alert_vars: [ansible_eda, remediate_alerts]
+    hosts: "{{ groups['gpu_nodes'] }}"
+    addresses: "{{ dict(groups['gpu_nodes'] | zip(groups['gpu_nodes'] | map('extract', hostvars)
+                   | map(attribute='ansible_host', default=''))) }}"
+    state_bucket: my-cluster-ops
+    state_prefix: clusters/train-a/remediate
     dry_run: false
   register: guarded
 
@@ -188,11 +243,24 @@ EXAMPLES = r"""
 
 RETURN = r"""
 decisions:
-  description: One per alert - C(decision), C(node), C(alert), C(status), C(finding), C(rung), C(run), C(reason),
-    C(time).
+  description:
+    - One per alert, or per node for its firing alerts - C(decision), C(node) (the inventory name), C(alert),
+      C(status), C(finding), C(rung), C(run), C(reason), C(time); C(named) where the alert named the node otherwise,
+      C(also) for the other alerts about the node, C(batch) in a bucket.
   returned: with alerts
   type: list
   elements: dict
+unplaced:
+  description: What firing alerts named that is no node of O(hosts) (or says that an alert names none); the caller
+    fails the run where this is not empty, or O(hosts) is.
+  returned: with alerts
+  type: list
+  elements: str
+books:
+  description: Where the books are (C(location), the state file or the state object's C(gs://) URI) and how often
+    the decisions were made again because another job wrote the state first (C(retries)).
+  returned: success
+  type: dict
 act:
   description: The alerts to act on - C(node), C(rung), C(run), C(finding), C(alert).
   returned: with alerts
@@ -229,7 +297,7 @@ messages:
   type: list
   elements: str
 audit:
-  description: The lines appended to O(audit_log) (none in check mode).
+  description: The lines appended to O(audit_log), or written to the bucket (none in check mode).
   returned: always
   type: list
   elements: dict

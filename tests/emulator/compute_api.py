@@ -762,6 +762,14 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(200, copy.deepcopy(self.state.reports))
         if url.path == "/_emulator/objects":
             return self._send(200, storage_api.listing(self.state))
+        match = re.match(r"^/storage/v1/b/([^/]+)/o(?:/(.+))?$", url.path)
+        if match:
+            if self._gate("storage_get" if match.group(2) else "storage_list", None):
+                return None
+            bucket = unquote(match.group(1))
+            if match.group(2):
+                return self._send(*storage_api.get(self, bucket, unquote(match.group(2)), query))
+            return self._send(*storage_api.list_objects(self, bucket, query))
         match = re.match(r"^/compute/v1/projects/([^/]+)/(.+)$", url.path)
         if not match:
             return self._send(*_google_error(404, "NOT_FOUND", "notFound", "no such endpoint %s" % url.path))

@@ -26,18 +26,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import errno
-import fcntl
-import json
 import math
 import os
-import stat
 import time
 import uuid
 from fractions import Fraction
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard_store
 
 HOUR = 3600.0
 # the rungs automation climbs; report_host hands the VM to Google and is opt-in (allow_report_host)
@@ -57,20 +54,59 @@ VERSION = 1
 MODES = ("alerts", "outcome", "release", "preview", "held")
 
 
-class GuardError(Exception):
-    """A setting or a state file the guard cannot use; the message names it."""
+# one error for the decision and its books: the message names what is at fault
+GuardError = guard_store.GuardError
+
+
+def _labels(label):
+    """The labels tried for the node, in order: node_label (one or a list), then node and nodename."""
+    given = [label] if isinstance(label, str) else list(label or [])
+    return [name for name in given if name] + [name for name in ("node", "nodename") if name not in given]
+
+
+def host_part(value):
+    """The host of a scrape address: 10.0.0.5:9100 and [fd00::5]:9100 name a host and a port; a bare IPv6
+    address has several colons and no port."""
+    if value.startswith("[") and "]" in value:
+        return value[1:value.index("]")]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
 def node_of(alert, label="instance"):
-    """The node an Alertmanager alert is about: its label (instance, without a :port), or None."""
+    """What an Alertmanager alert names as its node: the first of its labels (node_label, then node and
+    nodename) that is set, without a :port; or None."""
     labels = alert.get("labels") if isinstance(alert, dict) else None
     if not isinstance(labels, dict):
         return None
-    value = labels.get(label) or labels.get("node") or labels.get("nodename")
-    if not isinstance(value, str) or not value:
-        return None
-    host = value.rsplit(":", 1)[0] if value.count(":") == 1 else value
-    return safe_text.one_line(host, 200)
+    for name in _labels(label):
+        value = labels.get(name)
+        if isinstance(value, str) and value:
+            return safe_text.one_line(host_part(value), 200)
+    return None
+
+
+def place(named, hosts, addresses=None):
+    """(the inventory name, None) of what an alert names - an inventory name, or the address (ansible_host,
+    without a :port) of exactly one node; else (None, why not)."""
+    if named in hosts:
+        return named, None
+    owners = sorted(name for name, address in (addresses or {}).items()
+                    if name in hosts and isinstance(address, str) and address and host_part(address) == named)
+    if len(owners) == 1:
+        return owners[0], None
+    if owners:
+        return None, "%s is the address of %d nodes (%s); name the node" % (named, len(owners), ", ".join(owners))
+    return None, "%s is not a node of this inventory" % named
+
+
+# Alertmanager's usual severities, most severe first: the finding a node's one decision is about
+SEVERITIES = ("critical", "error", "warning", "info")
+
+
+def _severity(alert):
+    labels = alert.get("labels") if isinstance(alert, dict) and isinstance(alert.get("labels"), dict) else {}
+    value = labels.get("severity")
+    return SEVERITIES.index(value) if value in SEVERITIES else len(SEVERITIES)
 
 
 def _rung(value):
@@ -143,6 +179,10 @@ class Guard(object):
     def __init__(self, state, settings, now):
         self.runs = list(runs_of(state, "the state", need_runs=False))
         self.settings, self.now = settings, float(now)
+        # why no run may start in this call (the run fails after the decisions are logged), or None
+        self.stop = None
+        # where the state was read, for the messages
+        self.where = "read"
 
     def _recent(self, seconds):
         return [r for r in self.runs if self.now - r["started"] < seconds]
@@ -161,15 +201,23 @@ class Guard(object):
         """The nodes an open run holds, sorted."""
         return sorted(set(r["node"] for r in self._open()))
 
-    def decide(self, alert, hosts):
-        """One decision for one alert: {decision, node, rung, reason, alert, run}."""
-        node = node_of(alert, self.settings["node_label"])
+    @staticmethod
+    def finding_of(alert):
+        """What an alert found, in one line: its component and subject, else its name."""
+        labels = alert.get("labels") if isinstance(alert, dict) and isinstance(alert.get("labels"), dict) else {}
+        return safe_text.one_line("%s %s" % (labels.get("component") or "", labels.get("subject") or ""),
+                                  300).strip() or _alert_name(alert)
+
+    def decide(self, alert, hosts, addresses=None):
+        """One decision for one alert: {decision, node, rung, reason, alert, run}; node is the inventory name
+        (named: what the alert said, where it differs)."""
+        named = node_of(alert, self.settings["node_label"])
+        node, unplaced = place(named, hosts, addresses) if named is not None else (None, None)
         status = alert.get("status") if isinstance(alert, dict) else None
         labels = alert.get("labels") if isinstance(alert, dict) and isinstance(alert.get("labels"), dict) else {}
         name = safe_text.one_line(labels.get("alertname") or "?", 200)
-        base = {"node": node, "alert": name, "status": status, "rung": None, "run": None,
-                "finding": safe_text.one_line("%s %s" % (labels.get("component") or "", labels.get("subject") or ""),
-                                              300).strip() or name}
+        base = {"node": node or named, "alert": name, "status": status, "rung": None, "run": None,
+                "finding": self.finding_of(alert)}
 
         def out(decision, reason, **more):
             return dict(base, decision=decision, reason=reason, **more)
@@ -179,10 +227,12 @@ class Guard(object):
                                   "reporting); only a passing node check in a remediation does")
         if status != "firing":
             return out("ignored", "alert status %r is neither firing nor resolved" % (status,))
+        if named is None:
+            return out("ignored", "the alert names no node (label %s)" % " or ".join(_labels(self.settings["node_label"])))
         if node is None:
-            return out("ignored", "the alert names no node (label %s)" % self.settings["node_label"])
-        if node not in hosts:
-            return out("ignored", "%s is not a node of this inventory" % node)
+            return out("ignored", unplaced)
+        if named != node:
+            base["named"] = named
         if not self.settings["enabled"]:
             return out("held", "remediation is switched off (remediate_enabled)")
         out_now = set(r["node"] for r in self._open())
@@ -209,6 +259,8 @@ class Guard(object):
                                   "hour, %d of %d node(s) out (%g of %d)"
                        % (node, rung, reason, len(started) + 1, self.settings["max_per_hour"], len(out_now) + 1,
                           cap, self.settings["max_share"], len(hosts)), rung=rung)
+        if self.stop:
+            return out("held", self.stop)
         run = {"id": uuid.uuid4().hex[:12], "node": node, "started": self.now, "rung": rung, "outcome": None,
                "alert": name}
         self.runs.append(run)
@@ -287,145 +339,16 @@ def settings_of(args):
     return out
 
 
-def _check_directory(what, path, directory):
-    """GuardError unless directory is the running user's (or root's) and no one else may write it:
-    whoever may write it may put a link or a file of theirs where the guard's file is."""
-    try:
-        info = os.stat(directory)
-    except OSError as exc:
-        raise GuardError("%s %s: its directory %s: %s" % (what, path, directory, exc.strerror or exc))
-    if not stat.S_ISDIR(info.st_mode):
-        raise GuardError("%s %s: %s is not a directory" % (what, path, directory))
-    if info.st_uid not in (os.geteuid(), 0):
-        raise GuardError("%s %s: its directory %s belongs to uid %d, not to root or the user running the guard (uid %d)"
-                         % (what, path, directory, info.st_uid, os.geteuid()))
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise GuardError("%s %s: its directory %s is writable by group or others (mode %04o); make it 0700"
-                         % (what, path, directory, stat.S_IMODE(info.st_mode)))
-
-
-def _why_not(what, path, exc):
-    """The one line for a file that would not open: a link and what is not a file said as such."""
-    try:
-        info = os.lstat(path)
-    except OSError:
-        info = None
-    if info is not None and stat.S_ISLNK(info.st_mode):
-        return GuardError("%s %s is a symbolic link; the guard follows none: make it a file of its own" % (what, path))
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        return GuardError("%s %s is not a regular file" % (what, path))
-    return GuardError("%s %s: %s" % (what, path, exc.strerror or exc))
-
-
-def open_own(what, path, flags, create=True):
-    """A descriptor of the regular file at path, opened with flags, never through a symbolic link;
-    the file must be the running user's and writable by no one else, in a directory the same holds for
-    (made 0700 where missing). Where the file is absent it is made 0600, or None is returned when not
-    create. GuardError names the file in one line."""
-    directory = os.path.dirname(path) or "."
-    if not os.path.isdir(directory):
-        if not create:
-            return None
-        try:
-            os.makedirs(directory, 0o700)
-        except OSError as exc:
-            raise GuardError("%s %s: cannot make its directory: %s" % (what, path, exc.strerror or exc))
-    _check_directory(what, path, directory)
-    # O_NONBLOCK: a FIFO put there must not hang the guard; it is refused below
-    flags |= os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    try:
-        try:
-            descriptor = os.open(path, flags)
-        except OSError as exc:
-            if exc.errno != errno.ENOENT:
-                raise
-            if not create:
-                return None
-            try:
-                descriptor = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
-            except OSError as exc:
-                if exc.errno != errno.EEXIST:
-                    raise
-                # made by someone else since: open what is there, and judge it below
-                descriptor = os.open(path, flags)
-    except OSError as exc:
-        raise _why_not(what, path, exc)
-    info = os.fstat(descriptor)
-    problem = None
-    if not stat.S_ISREG(info.st_mode):
-        problem = "%s %s is not a regular file" % (what, path)
-    elif info.st_uid != os.geteuid():
-        problem = "%s %s belongs to uid %d, not to the user running the guard (uid %d)" % (
-            what, path, info.st_uid, os.geteuid())
-    elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        problem = "%s %s is writable by group or others (mode %04o); make it 0600" % (
-            what, path, stat.S_IMODE(info.st_mode))
-    if problem:
-        os.close(descriptor)
-        raise GuardError(problem)
-    return descriptor
-
-
-class StateFile(object):
-    """The state file, locked (flock on the file itself) from read to write: two remediations deciding
-    at once see each other. With create false (check mode) a missing file reads as no runs and nothing
-    is made. Opened only through open_own: no link, no file or directory others may write."""
+class StateFile(guard_store.StateFile):
+    """guard_store's state file, its state checked as runs_of says."""
 
     def __init__(self, path, create=True):
-        self.path, self.handle, self.create = path, None, create
-
-    def __enter__(self):
-        descriptor = open_own("state file", self.path, os.O_RDWR, self.create)
-        if descriptor is None:
-            return self
-        self.handle = os.fdopen(descriptor, "r+")
-        fcntl.flock(self.handle, fcntl.LOCK_EX)
-        return self
-
-    def read(self):
-        """The state as read ({} where the file is absent or empty), checked as runs_of says."""
-        if self.handle is None:
-            return {}
-        self.handle.seek(0)
-        try:
-            text = self.handle.read()
-        except (OSError, UnicodeError) as exc:
-            raise GuardError("state file %s: cannot read it: %s" % (self.path, getattr(exc, "strerror", None) or exc))
-        if not text.strip():
-            return {}
-        try:
-            state = json.loads(text)
-        except ValueError:
-            raise GuardError("state file %s is not JSON: remove it, or repair it, to let remediation go on"
-                             % self.path)
-        runs_of(state, "state file %s" % self.path)
-        return state
-
-    def write(self, state):
-        try:
-            self.handle.seek(0)
-            self.handle.truncate()
-            self.handle.write(json.dumps(state, sort_keys=True) + "\n")
-            self.handle.flush()
-            os.fsync(self.handle.fileno())
-        except OSError as exc:
-            raise GuardError("state file %s: cannot write it: %s" % (self.path, exc.strerror or exc))
-
-    def __exit__(self, *exc):
-        if self.handle is not None:
-            fcntl.flock(self.handle, fcntl.LOCK_UN)
-            self.handle.close()
+        super(StateFile, self).__init__(path, create, check=runs_of)
 
 
-def audit(path, lines):
-    """Append JSON lines to the audit log (made 0600 where new; refused as open_own says)."""
-    descriptor = open_own("audit log", path, os.O_WRONLY | os.O_APPEND)
-    try:
-        with os.fdopen(descriptor, "a") as handle:
-            # one write: a line is never half there while another call appends
-            handle.write("".join(json.dumps(line, sort_keys=True) + "\n" for line in lines))
-    except OSError as exc:
-        raise GuardError("audit log %s: cannot write it: %s" % (path, exc.strerror or exc))
+# the local audit log and the checks of the files the guard opens, where the tests and older callers find them
+audit = guard_store.audit
+open_own = guard_store.open_own
 
 
 def mode_of(args):
@@ -448,30 +371,44 @@ def message(line):
     return "%s %s: %s" % (decision, node, line.get("reason"))
 
 
-def apply(args, check, now):
+def apply(args, check, now, books=None, environ=None):
     """The remediation_guard action's work on its checked arguments (alerts already read): (the audit lines,
-    the result's keys, changed among them). The audit line is written before the state: a decision that
-    cannot be logged changes nothing. In check mode nothing is written."""
+    the result's keys, changed among them). The books are the action's (guard_store.books_for) unless given.
+    The audit line is written before the state: a decision that cannot be logged changes nothing. In check
+    mode nothing is written."""
     mode = mode_of(args)
     settings = settings_of(args)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
-    if mode == "preview":
-        line = _preview(args["preview"], stamp)
-        if not check:
-            audit(args["audit_log"], [line])
-        return [line], {"changed": False}
-    if mode == "held":
-        # read only: no file made, no line logged
-        with StateFile(args["state_file"], create=False) as state_file:
-            return [], {"held_nodes": Guard(state_file.read(), settings, now).held_nodes(), "changed": False}
-    with StateFile(args["state_file"], create=not check) as state_file:
-        judge = Guard(state_file.read(), settings, now)
-        lines, out = _STEPS[mode](judge, args, stamp)
-        if not check:
-            audit(args["audit_log"], lines)
+    line = _preview(args["preview"], stamp) if mode == "preview" else None  # a bad preview reaches no books
+    own = books is None
+    if own:
+        books = guard_store.books_for(args, os.environ if environ is None else environ, check=runs_of)
+    try:
+        where = {"location": books.location, "retries": 0}
+        if mode == "preview":
+            return (books.log([line]) if not check else [line]), {"changed": False, "books": where}
+        if mode == "held":
+            # read only: nothing made, no line logged
+            return [], {"held_nodes": Guard(books.peek(), settings, now).held_nodes(), "changed": False,
+                        "books": where}
+
+        def decide(state):
+            judge = Guard(state, settings, now)
+            judge.where = books.location
+            lines, out = _STEPS[mode](judge, args, stamp)
             # a dry run's decisions start no run: its state is never written
-            if any(line["decision"] in ("act", "outcome", "release") for line in lines):
-                state_file.write(judge.trimmed())
+            keep = judge.trimmed() if any(x["decision"] in ("act", "outcome", "release") for x in lines) else None
+            return lines, out, keep
+
+        lines, out, retries = books.settle(decide, check)
+    finally:
+        if own:
+            books.close()
+    if mode == "alerts":
+        # what the caller shows is what the books hold (the batch a cloud decision was kept in)
+        out["decisions"] = lines
+        out["held"] = [d for d in lines if d["decision"] == "held"]
+    out["books"] = dict(where, retries=retries)
     out["changed"] = bool(out.get("act") or out.get("recorded") or out.get("released"))
     return lines, out
 
@@ -490,7 +427,7 @@ def _outcome(judge, args, stamp):
     item = args["outcome"]
     run = judge.record(item.get("run"), item.get("outcome"), item.get("rung"), item.get("returned", False))
     if run is None:
-        raise GuardError("no remediation run %s in the state file" % _shown(item.get("run")))
+        raise GuardError("no remediation run %s in the state %s" % (_shown(item.get("run")), judge.where))
     line = {"time": stamp, "decision": "outcome", "node": run["node"], "run": run["id"], "alert": run.get("alert"),
             "rung": run["last_rung"], "outcome": run["outcome"], "returned": run["returned"],
             "detail": item.get("detail", "")}
@@ -505,11 +442,51 @@ def _release(judge, args, stamp):
     return [line], {"released": [r["id"] for r in runs]}
 
 
+def _grouped(alerts, hosts, addresses, label):
+    """The alerts in order, those firing about one node folded into one entry: [(the alert decided on, the
+    others)], the most severe (then the first) decided on. And what firing alerts name that is no node."""
+    entries, by_node, unplaced = [], {}, []
+    for alert in alerts:
+        firing = isinstance(alert, dict) and alert.get("status") == "firing"
+        named = node_of(alert, label)
+        node = place(named, hosts, addresses)[0] if named is not None else None
+        if firing and node is None:
+            unplaced.append(named if named is not None else "an alert that names no node (%s)" % _alert_name(alert))
+        if not firing or node is None:
+            entries.append([alert])
+        elif node in by_node:
+            by_node[node].append(alert)
+        else:
+            by_node[node] = [alert]
+            entries.append(by_node[node])
+    out = []
+    for group in entries:
+        first = min(group, key=_severity)  # min keeps the first of equals
+        out.append((first, [a for a in group if a is not first]))
+    return out, unplaced
+
+
+def _alert_name(alert):
+    labels = alert.get("labels") if isinstance(alert, dict) and isinstance(alert.get("labels"), dict) else {}
+    return safe_text.one_line(labels.get("alertname") or "?", 200)
+
+
 def _alerts(judge, args, stamp):
     hosts = list(args["hosts"])
+    addresses = args.get("addresses") or {}
+    groups, unplaced = _grouped(args["alerts"], hosts, addresses, judge.settings["node_label"])
+    if unplaced or not hosts:
+        # the run fails once these decisions are logged, before any node is touched: a run started now
+        # would hold its node and a slot of the caps with nothing done
+        judge.stop = ("held: the run fails before any node is touched, since %s; nothing starts"
+                      % ("the node set is empty" if not hosts else
+                         "the alerts also name what is no node of this inventory (%s)" % ", ".join(unplaced)))
     lines, act, preview = [], [], []
-    for alert in args["alerts"]:
-        decision = judge.decide(alert, hosts)
+    for alert, others in groups:
+        decision = judge.decide(alert, hosts, addresses)
+        if others:
+            # one decision per node and call: the other findings go with it
+            decision["also"] = [{"alert": _alert_name(a), "finding": judge.finding_of(a)} for a in others]
         lines.append(dict(decision, time=stamp))
         seen = {"node": decision["node"], "rung": decision["rung"], "finding": decision["finding"],
                 "alert": decision["alert"]}
@@ -517,7 +494,7 @@ def _alerts(judge, args, stamp):
             act.append(dict(seen, run=decision["run"]))
         elif decision["decision"] == "dry_run":
             preview.append(seen)
-    return lines, {"decisions": lines, "act": act, "preview": preview,
+    return lines, {"decisions": lines, "act": act, "preview": preview, "unplaced": unplaced,
                    "held": [d for d in lines if d["decision"] == "held"]}
 
 

@@ -42,14 +42,23 @@ def play(tmp_path, alerts, *extra):
 
 
 def test_dry_run_decides_logs_and_touches_no_node(tmp_path):
-    proc, lines = play(tmp_path, [alert("a3m-1"), alert("a3m-2", "resolved"), alert("elsewhere")])
+    proc, lines = play(tmp_path, [alert("a3m-1"), alert("a3m-2", "resolved")])
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert [(l["node"], l["decision"]) for l in lines] == [("a3m-1", "dry_run"), ("a3m-2", "ignored"),
-                                                           ("elsewhere", "ignored"), ("a3m-1", "preview")]
+                                                           ("a3m-1", "preview")]
     # the node live would act on gets the read-only check (here it cannot run: the preview says so), nothing else
     assert lines[-1]["plan"].startswith("could not preview: Read the node check's configuration")
     assert "Drain the node" not in proc.stdout.split("Log that the dry run")[0].split("Read the node check")[1]
     assert not (tmp_path / "state" / "state.json").read_text().strip()
+
+
+def test_an_alert_about_no_node_of_the_inventory_is_logged_and_fails_the_run(tmp_path):
+    proc, lines = play(tmp_path, [alert("a3m-1"), alert("elsewhere")])
+    # red in AWX and in the rulebook's log: a green run means every alert found its node
+    assert proc.returncode == 2, proc.stdout[-3000:]
+    assert "the alerts name what is no node of remediate_hosts (group gpu_nodes): elsewhere" in proc.stdout
+    assert [(l["node"], l["decision"]) for l in lines] == [("a3m-1", "dry_run"), ("elsewhere", "ignored")]
+    assert lines[1]["reason"] == "elsewhere is not a node of this inventory"
 
 
 def test_a_live_run_acts_within_the_cap_and_logs_a_failed_step_with_the_node_left_out_of_service(tmp_path):

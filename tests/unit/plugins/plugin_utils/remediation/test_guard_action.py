@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from ansible_collections.gpudirect.gcp.plugins.action import remediation_guard as action
+from ansible_collections.gpudirect.gcp.plugins.doc_fragments import gce_auth
 from ansible_collections.gpudirect.gcp.plugins.modules import remediation_guard as module_doc
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard
 
@@ -104,14 +105,14 @@ def test_the_action_logs_before_it_keeps_state(tmp_path):
 # --- dry run: the caps as live, nothing kept but the audit, the nodes to preview
 
 def test_dry_run_writes_only_the_audit_and_returns_the_nodes_to_preview(files):
-    lines, out = files.apply(alerts=[alert("a3m-1", rung="reset_gpu"), alert("a3m-2"), alert("a3m-1")],
+    lines, out = files.apply(alerts=[alert("a3m-1", rung="reset_gpu"), alert("a3m-2"), alert("a3m-3")],
                              max_per_hour=2)
-    assert [line["decision"] for line in lines] == ["dry_run", "dry_run", "ignored"]
+    assert [line["decision"] for line in lines] == ["dry_run", "dry_run", "held"]
     assert out["preview"] == [
         {"node": "a3m-1", "rung": "reset_gpu", "finding": "gpu GPU 1", "alert": "GPUDirectNodeRemediable"},
         {"node": "a3m-2", "rung": "rerun", "finding": "gpu GPU 1", "alert": "GPUDirectNodeRemediable"}]
     assert out["act"] == [] and out["changed"] is False
-    assert [line["decision"] for line in files.lines()] == ["dry_run", "dry_run", "ignored"]
+    assert [line["decision"] for line in files.lines()] == ["dry_run", "dry_run", "held"]
     assert files.state.read_text() == u""
     # the next call sees no run: the dry run's were never kept
     _lines, out = files.apply(alerts=[alert("a3m-3")], max_per_hour=2)
@@ -167,7 +168,8 @@ def test_one_of_alerts_outcome_release_preview_and_held(files, given):
 # --- a person's decisions stand
 
 def test_held_returns_the_nodes_a_remediation_holds_and_writes_nothing(files):
-    assert files.apply(held=True) == ([], {"held_nodes": [], "changed": False})
+    assert files.apply(held=True) == ([], {"held_nodes": [], "changed": False,
+                                           "books": {"location": str(files.state), "retries": 0}})
     assert not files.state.exists() and not files.audit.exists()
     _lines, out = files.apply(alerts=[alert("a3m-3"), alert("a3m-1"), alert("a3m-2")], dry_run=False, max_per_hour=3)
     runs = dict((a["node"], a["run"]) for a in out["act"])
@@ -175,7 +177,8 @@ def test_held_returns_the_nodes_a_remediation_holds_and_writes_nothing(files):
     files.apply(outcome={"run": runs["a3m-3"], "outcome": "waiting_for_job", "rung": None})
     before, logged = files.state.read_text(), files.lines()
     for check in (False, True):
-        assert files.apply(check=check, held=True) == ([], {"held_nodes": ["a3m-1", "a3m-3"], "changed": False})
+        lines, out = files.apply(check=check, held=True)
+        assert lines == [] and out["held_nodes"] == ["a3m-1", "a3m-3"] and out["changed"] is False
     assert files.state.read_text() == before and files.lines() == logged
 
 
@@ -252,6 +255,8 @@ def play(tmp_path, tasks, show="{{ out | default(none) }}"):
 
 def test_every_option_is_documented_as_the_action_reads_it():
     doc = yaml.safe_load(module_doc.DOCUMENTATION)["options"]
+    # the credentials' options come from the gce_auth fragment
+    doc.update(yaml.safe_load(gce_auth.ModuleDocFragment.DOCUMENTATION)["options"])
     assert sorted(doc) == sorted(action.ARGUMENT_SPEC)
     for name, spec in action.ARGUMENT_SPEC.items():
         for key in ("type", "elements", "default", "required"):
