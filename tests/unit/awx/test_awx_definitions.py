@@ -37,9 +37,16 @@ COMPATIBLE = {
 }
 
 
+class _Loader(yaml.SafeLoader):  # pylint: disable=too-many-ancestors
+    """SafeLoader that reads Ansible's !unsafe (the credential types' injectors) as the plain string."""
+
+
+_Loader.add_constructor("!unsafe", lambda loader, node: loader.construct_scalar(node))
+
+
 def _load(path):
     with open(path) as fh:
-        return yaml.safe_load(fh)
+        return yaml.load(fh, Loader=_Loader)  # nosec: a SafeLoader
 
 
 def role_options():
@@ -284,3 +291,56 @@ def test_injected_and_source_variables_are_read_by_the_plugin():
     assert used
     unknown = [u for u in used if u[1] not in env]
     assert not unknown, "the inventory plugin does not read %s" % unknown
+
+
+def _credential_types():
+    return dict((t["name"], t) for path in definition_files()
+                for t in (_load(path).get("controller_credential_types") or []))
+
+
+def injected_env(ctype, inputs):
+    """The environment AWX gives a job for a credential of this type: its env injectors rendered with the
+    credential's inputs, as AWX does (sandboxed Jinja)."""
+    from jinja2.sandbox import SandboxedEnvironment
+    env = SandboxedEnvironment()
+    return dict((k, env.from_string(v).render(**inputs)) for k, v in (ctype["injectors"].get("env") or {}).items())
+
+
+def _keyless_credentials():
+    creds = [c for path in definition_files() for c in (_load(path).get("controller_credentials") or [])]
+    return dict((c["name"], c) for c in creds if c["credential_type"] in _credential_types())
+
+
+@pytest.mark.parametrize("name, account", [("GCP jobs impersonation", "gpu-jobs@p.iam.gserviceaccount.com"),
+                                           ("GCP inventory impersonation", "gpu-inv@p.iam.gserviceaccount.com"),
+                                           ("GCP workload identity", None)])
+def test_keyless_credentials_give_the_actions_application_credentials_and_the_account(name, account):
+    from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
+    cred = _keyless_credentials()[name]
+    inputs = dict(cred["inputs"], impersonate_service_account=account) if account else cred["inputs"]
+    environ = injected_env(_credential_types()[cred["credential_type"]], inputs)
+    # what the firewall check, the report upload and the host report read (gce_api.auth_from_env)
+    args = {}
+    gce_api.auth_from_env(args, environ)
+    assert args.get("auth_kind") == "application" and "service_account_file" not in args
+    assert args.get("impersonate_service_account") == account
+    # the inventory plugin reads the same variables
+    assert set(environ) <= plugin_env_names()
+
+
+def test_a_jobs_token_gets_the_scope_each_action_asks_for():
+    # GCP_SCOPES (compute.readonly unless set) is the inventory plugin's; were an action to read it, a
+    # keyless job's uploads and host reports would get a read-only token
+    from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
+    assert "GCP_SCOPES" not in gce_api.AUTH_ENV.values()
+    for action in ("gcs_upload", "gce_report_faulty_host", "gce_firewall_info"):
+        with open(os.path.join(ROOT, "plugins", "action", action + ".py")) as fh:
+            text = fh.read()
+        assert "GCP_SCOPES" not in text and "auth_from_env(args, os.environ)" in text, action
+    with open(os.path.join(ROOT, "plugins", "action", "gcs_upload.py")) as fh:
+        assert "scopes=gcs_upload.WRITE_SCOPES" in fh.read()
+    with open(os.path.join(ROOT, "plugins", "action", "gce_report_faulty_host.py")) as fh:
+        assert "scopes=WRITE_SCOPES" in fh.read()
+    env = injected_env(_credential_types()["GCP service account impersonation"],
+                       {"impersonate_service_account": "a@p.iam.gserviceaccount.com"})
+    assert env["GCP_SCOPES"] == "https://www.googleapis.com/auth/compute.readonly"
