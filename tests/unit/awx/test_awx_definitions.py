@@ -341,6 +341,11 @@ def test_a_jobs_token_gets_the_scope_each_action_asks_for():
         assert "scopes=gcs_upload.WRITE_SCOPES" in fh.read()
     with open(os.path.join(ROOT, "plugins", "action", "gce_report_faulty_host.py")) as fh:
         assert "scopes=WRITE_SCOPES" in fh.read()
+    # the guard's books in Cloud Storage: read and replace objects
+    with open(os.path.join(ROOT, "plugins", "plugin_utils", "remediation", "guard_store.py")) as fh:
+        text = fh.read()
+    assert "GCP_SCOPES" not in text and "auth_from_env(args, environ)" in text
+    assert "scopes=gcs_upload.WRITE_SCOPES" in text
     env = injected_env(_credential_types()["GCP service account impersonation"],
                        {"impersonate_service_account": "a@p.iam.gserviceaccount.com"})
     assert env["GCP_SCOPES"] == "https://www.googleapis.com/auth/compute.readonly"
