@@ -6,15 +6,19 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import json
 import os
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 NODES = ["a3m-%d" % n for n in range(4)]
+sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
+import compute_harness as harness  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def alert(node, status="firing"):
@@ -22,7 +26,7 @@ def alert(node, status="firing"):
                                          "remediate": "true", "component": "gpu", "subject": "GPU 1"}}
 
 
-def play(tmp_path, alerts, *extra):
+def play(tmp_path, alerts, *extra, **environ):
     inv = {"gpu_nodes": {"hosts": dict((h, {"ansible_connection": "local", "ansible_python_interpreter": sys.executable})
                                        for h in NODES)}}
     path = tmp_path / "cluster.yml"
@@ -33,7 +37,7 @@ def play(tmp_path, alerts, *extra):
             # a node's check reads a configuration this machine does not have: that step fails
             "-e", "remediate_check_config=%s" % (tmp_path / "no-health.json")] + list(extra)
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml")
+               ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml", **environ)
     proc = subprocess.run(argv, cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, check=False)
     audit = tmp_path / "state" / "audit.jsonl"
@@ -82,3 +86,18 @@ def test_check_mode_decides_and_writes_nothing(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert lines == [] and not (tmp_path / "state").exists()
     assert "act a3m-1: drain a3m-1" in proc.stdout
+
+
+@pytest.mark.emulator
+def test_the_audit_outlives_the_run_in_the_report_bucket(tmp_path):
+    """Books kept on the controller (an AWX job's directory, gone with the job): the run uploads the audit."""
+    with harness.ThreadEmulator({"buckets": {"reports": {}}}) as emulator:
+        proc, lines = play(tmp_path, [alert("a3m-1")], "-e", "gpudirect_report_bucket=reports",
+                           GCP_STORAGE_API_ENDPOINT=emulator.url, GCP_AUTH_KIND="accesstoken",
+                           GCP_ACCESS_TOKEN="not-a-secret")
+        stored = emulator.objects()
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert [o["name"].split("/")[-1] for o in stored] == ["audit.jsonl"], proc.stdout[-3000:]
+    assert stored[0]["name"].startswith("gpudirect-gcp/reports/remediate-")
+    uploaded = [json.loads(line) for line in base64.b64decode(stored[0]["data"]).decode("utf-8").splitlines()]
+    assert uploaded == lines and [line["decision"] for line in lines] == ["dry_run", "preview"]
