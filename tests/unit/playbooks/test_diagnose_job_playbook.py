@@ -2,12 +2,14 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """diagnose_job.yml run by ansible-playbook on two local hosts, one of which never answers (its Python
 sleeps before it starts, as a module stuck on a sick node would): the other node's evidence still reaches
-the archive, and one line names the node that gave none."""
+the archive, one line names the node that gave none, and the archive goes to the report bucket (the storage
+emulator), where it outlives an AWX job."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import json
 import os
 import random
@@ -19,6 +21,8 @@ import time
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
+import compute_harness as harness  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def test_a_node_that_never_answers_leaves_the_others_evidence_in_the_archive(tmp_path):
@@ -35,15 +39,19 @@ def test_a_node_that_never_answers_leaves_the_others_evidence_in_the_archive(tmp
                             env=dict(os.environ, SLURM_JOB_ID=job, RANK="0", LOCAL_RANK="0"))
     settings = {"diagnose_job": job, "diagnose_job_watch_s": 0, "diagnose_job_py_spy": "/nonexistent/py-spy",
                 "diagnose_job_units": [], "diagnose_job_node_dir": str(tmp_path / "node"),
-                "diagnose_job_deadline_s": 5, "diagnose_job_grace_s": 5}
+                "diagnose_job_deadline_s": 5, "diagnose_job_grace_s": 5, "gpudirect_report_bucket": "evidence"}
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
             os.path.join(ROOT, "playbooks", "diagnose_job.yml"), "-e", json.dumps(settings)]
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_INVENTORY_ENABLED="ansible.builtin.yaml", GPUDIRECT_REPORT_DIR=str(tmp_path / "reports"))
     started = time.monotonic()
     try:
-        proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True, check=False, timeout=150)
+        with harness.ThreadEmulator({"buckets": {"evidence": {}}}) as emulator:
+            env.update(GCP_STORAGE_API_ENDPOINT=emulator.url, GCP_AUTH_KIND="accesstoken",
+                       GCP_ACCESS_TOKEN="not-a-secret")
+            proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  universal_newlines=True, check=False, timeout=150)
+            stored = emulator.objects()
     finally:
         rank.kill()
         rank.wait()
@@ -55,6 +63,8 @@ def test_a_node_that_never_answers_leaves_the_others_evidence_in_the_archive(tmp
     lines = [line for line in out.splitlines() if "no evidence came back from" in line]
     assert len(lines) == 1 and "n1 (" in lines[0] and "n0" not in lines[0], out[-4000:]
     [archive] = (tmp_path / "reports").glob("job-%s-*.tar.gz" % job)
+    assert [o["name"] for o in stored] == ["gpudirect-gcp/reports/" + archive.name], stored
+    assert base64.b64decode(stored[0]["data"]) == archive.read_bytes()
     with tarfile.open(str(archive)) as tar:
         names = tar.getnames()
         summary = json.loads(tar.extractfile([m for m in tar.getmembers()
