@@ -101,3 +101,13 @@ def test_the_audit_outlives_the_run_in_the_report_bucket(tmp_path):
     assert stored[0]["name"].startswith("gpudirect-gcp/reports/remediate-")
     uploaded = [json.loads(line) for line in base64.b64decode(stored[0]["data"]).decode("utf-8").splitlines()]
     assert uploaded == lines and [line["decision"] for line in lines] == ["dry_run", "preview"]
+
+
+def test_an_awx_job_with_books_that_die_with_it_is_refused_in_one_line(tmp_path):
+    proc, lines = play(tmp_path, [alert("a3m-1")], "-e", "awx_job_id=42")
+    assert proc.returncode == 2 and lines == [], proc.stdout[-3000:]
+    assert "remediate: AWX job 42 keeps the guard's books in %s, which goes with the job" % (tmp_path / "state") \
+        in proc.stdout
+    # a volume every job mounts is the operator's to declare
+    proc, lines = play(tmp_path, [alert("a3m-1")], "-e", "awx_job_id=43", "-e", "remediate_state_dir_persistent=true")
+    assert proc.returncode == 0 and lines[0]["decision"] == "dry_run", proc.stdout[-3000:]
