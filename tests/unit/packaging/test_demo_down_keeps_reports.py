@@ -15,7 +15,8 @@ def test_demo_down_leaves_the_reports(tmp_path):
     reports = tmp_path / "state" / "gpudirect-gcp" / "reports" / "a3-mega-cluster-1"
     reports.mkdir(parents=True)
     (reports / "report.json").write_text("{}\n")
-    legacy = os.path.join(ROOT, "build", "demo", "reports", "keep-probe")
+    # a name of this run's own: the unit stages of the three ansible-core releases run side by side
+    legacy = os.path.join(ROOT, "build", "demo", "reports", "keep-probe-%d" % os.getpid())
     os.makedirs(legacy, exist_ok=True)
     env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), GPUDIRECT_DEMO_NAME="probe-no-such-sandbox")
     env.pop("GPUDIRECT_REPORT_DIR", None)
