@@ -19,7 +19,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 
 import pytest
@@ -28,6 +27,8 @@ import yaml
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
 import controller_api  # noqa: E402  pylint: disable=wrong-import-position
+import webhook_client  # noqa: E402  pylint: disable=wrong-import-position
+from webhook_client import free_port  # noqa: E402  pylint: disable=wrong-import-position
 
 BIN = os.path.join(ROOT, ".venv", "bin")
 NODE = "node-a"
@@ -35,12 +36,6 @@ TEMPLATE = "GPU cluster - remediate"
 ALERT = {"status": "firing", "labels": {"alertname": "GPUDirectNodeRemediable", "instance": NODE, "remediate": "true",
                                         "component": "gpu", "subject": "xid"},
          "annotations": {"summary": "GPU fell off the bus"}, "startsAt": "2026-12-02T10:00:00Z"}
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -68,15 +63,7 @@ def _env(collections, **more):
 
 def _post(port, alerts, token=None):
     body = json.dumps({"version": "4", "status": "firing", "receiver": "gpudirect", "alerts": alerts}).encode()
-    request = urllib.request.Request("http://127.0.0.1:%d/gpudirect" % port, data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(request, timeout=5) as answer:
-            return answer.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
+    return webhook_client.post(port, body, token, content_type="application/json")
 
 
 def _wait(what, check, log, timeout=120):

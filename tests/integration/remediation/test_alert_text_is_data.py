@@ -12,7 +12,6 @@ HTTP. Every field of every alert is a template that would leave a file behind if
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,8 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(__file__))
 import hostile_alerts  # noqa: E402  pylint: disable=wrong-import-position
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "emulator"))
+import webhook_client  # noqa: E402  pylint: disable=wrong-import-position
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 CORES = {"oldest": os.path.join(ROOT, ".venv", "bin"), "newest": os.path.join(ROOT, "build", "venv-newest", "bin")}
@@ -124,12 +125,6 @@ def test_a_template_given_as_the_alerts_is_refused_in_one_line(tmp_path):
     assert os.listdir(str(marks)) == []
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _post(port, body, deadline):
     while True:
         try:
@@ -149,7 +144,7 @@ def test_the_rulebook_chain_keeps_every_posted_field_as_text(tmp_path):
     marks.mkdir()
     state = tmp_path / "state"
     inventory = _inventory(tmp_path, {"remediate_state_dir": str(state), "remediate_dry_run": True})
-    port = _free_port()
+    port = webhook_client.free_port()
     # ansible-rulebook finds the collection with the ansible-galaxy beside it
     env = dict(_env(), GPUDIRECT_EDA_PORT=str(port), PATH=CORES["oldest"] + os.pathsep + os.environ["PATH"])
     log = open(str(tmp_path / "rulebook.log"), "w")

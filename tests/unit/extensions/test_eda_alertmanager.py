@@ -11,13 +11,14 @@ import importlib.util
 import json
 import os
 import socket
-import urllib.error
-import urllib.request
+import sys
 
 import pytest
 import yaml
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "emulator"))
+from webhook_client import free_port, post  # noqa: E402  pylint: disable=wrong-import-position
 SOURCE = os.path.join(ROOT, "extensions", "eda", "plugins", "event_source", "alertmanager.py")
 RULEBOOK = os.path.join(ROOT, "extensions", "eda", "rulebooks", "gpudirect_remediate.yml")
 aiohttp = pytest.importorskip("aiohttp", reason="ansible-rulebook (requirements-dev.txt) brings aiohttp")
@@ -33,23 +34,6 @@ def load():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def post(port, body, token=None):
-    request = urllib.request.Request("http://127.0.0.1:%d/gpudirect" % port, data=body, method="POST")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(request, timeout=5) as answer:
-            return answer.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 def serve_and_post(args, bodies):
