@@ -339,18 +339,6 @@ def settings_of(args):
     return out
 
 
-class StateFile(guard_store.StateFile):
-    """guard_store's state file, its state checked as runs_of says."""
-
-    def __init__(self, path, create=True):
-        super(StateFile, self).__init__(path, create, check=runs_of)
-
-
-# the local audit log and the checks of the files the guard opens, where the tests and older callers find them
-audit = guard_store.audit
-open_own = guard_store.open_own
-
-
 def mode_of(args):
     """The one of MODES a call gives (alerts when none): GuardError where it gives more."""
     given = [name for name in MODES if args.get(name)]

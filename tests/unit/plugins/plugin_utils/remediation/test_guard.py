@@ -10,7 +10,13 @@ import json
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard, guard_store
+
+
+def state_file(path, create=True):
+    """The guard's local state file, its state checked as the guard checks it."""
+    return guard_store.StateFile(path, create, check=guard.runs_of)
+
 
 HOSTS = ["a3m-%d" % n for n in range(20)]
 SETTINGS = {"enabled": True, "dry_run": False, "max_per_hour": 3, "max_share": 0.1, "escalate_window_s": 21600,
@@ -108,18 +114,18 @@ def test_dry_run_decides_and_starts_no_run():
 
 def test_state_and_audit_files(tmp_path):
     path = str(tmp_path / "state" / "state.json")
-    with guard.StateFile(path) as state:
+    with state_file(path) as state:
         assert state.read() == {}
         state.write({"runs": []})
-    with guard.StateFile(path) as state:
+    with state_file(path) as state:
         assert state.read() == {"runs": []}
     (tmp_path / "bad.json").write_text(u"{not json")
     with pytest.raises(guard.GuardError, match="bad.json is not JSON"):
-        with guard.StateFile(str(tmp_path / "bad.json")) as state:
+        with state_file(str(tmp_path / "bad.json")) as state:
             state.read()
     log = str(tmp_path / "audit" / "audit.jsonl")
-    guard.audit(log, [{"decision": "act"}])
-    guard.audit(log, [{"decision": "held"}])
+    guard_store.audit(log, [{"decision": "act"}])
+    guard_store.audit(log, [{"decision": "held"}])
     assert [json.loads(line)["decision"] for line in open(log)] == ["act", "held"]
     with pytest.raises(guard.GuardError, match="max_share must be above 0"):
         guard.settings_of(dict(SETTINGS, max_share=0))
@@ -137,7 +143,7 @@ def state_path(tmp_path, text):
 
 
 def read_state(path):
-    with guard.StateFile(str(path)) as state:
+    with state_file(str(path)) as state:
         return state.read()
 
 

@@ -13,7 +13,13 @@ import stat
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard, guard_store
+
+
+def state_file(path, create=True):
+    """The guard's local state file, its state checked as the guard checks it."""
+    return guard_store.StateFile(path, create, check=guard.runs_of)
+
 
 OTHER_UID = 4242
 
@@ -26,7 +32,7 @@ def private_dir(tmp_path, name="state"):
 
 
 def use_state(path, create=True):
-    with guard.StateFile(str(path), create=create) as state:
+    with state_file(str(path), create=create) as state:
         state.read()
         if create:
             state.write({"runs": []})
@@ -42,12 +48,12 @@ def test_new_files_are_private_and_the_good_case_still_works(tmp_path):
     base = private_dir(tmp_path)
     state, log = base / "new" / "state.json", base / "new" / "audit.jsonl"
     use_state(state)
-    guard.audit(str(log), [{"decision": "act"}])
-    guard.audit(str(log), [{"decision": "held"}])
+    guard_store.audit(str(log), [{"decision": "act"}])
+    guard_store.audit(str(log), [{"decision": "held"}])
     assert stat.S_IMODE(os.stat(str(state)).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(str(log)).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(str(base / "new")).st_mode) == 0o700
-    with guard.StateFile(str(state)) as again:
+    with state_file(str(state)) as again:
         assert again.read() == {"runs": []}
     assert [json.loads(line)["decision"] for line in open(str(log))] == ["act", "held"]
 
@@ -74,7 +80,7 @@ def test_an_audit_log_that_is_a_symlink_is_refused_and_its_target_untouched(tmp_
         target.write_text(u"keep")
     (base / "audit.jsonl").symlink_to(target)
     with pytest.raises(guard.GuardError) as excinfo:
-        guard.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
+        guard_store.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
     assert "symbolic link" in one_line_naming(excinfo, base / "audit.jsonl")
     assert (target.read_text() == u"keep") if not dangling else not target.exists()
 
@@ -89,7 +95,7 @@ def test_files_others_may_write_are_refused(tmp_path, mode):
         use_state(base / "state.json")
     assert "writable by group or others" in one_line_naming(excinfo, base / "state.json")
     with pytest.raises(guard.GuardError) as excinfo:
-        guard.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
+        guard_store.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
     assert "writable by group or others" in one_line_naming(excinfo, base / "audit.jsonl")
     assert (base / "audit.jsonl").read_text() == u""
 
@@ -102,7 +108,7 @@ def test_a_directory_others_may_write_is_refused(tmp_path, mode):
         use_state(base / "state.json")
     assert "writable by group or others" in one_line_naming(excinfo, base)
     with pytest.raises(guard.GuardError) as excinfo:
-        guard.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
+        guard_store.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
     assert "writable by group or others" in one_line_naming(excinfo, base)
     assert sorted(os.listdir(str(base))) == []
 
@@ -118,7 +124,7 @@ def test_files_and_directories_another_user_owns_are_refused(tmp_path):
         use_state(base / "state.json")
     assert "uid %d" % OTHER_UID in one_line_naming(excinfo, base / "state.json")
     with pytest.raises(guard.GuardError) as excinfo:
-        guard.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
+        guard_store.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
     assert "uid %d" % OTHER_UID in one_line_naming(excinfo, base / "audit.jsonl")
     theirs = private_dir(tmp_path, "theirs")
     os.chown(str(theirs), OTHER_UID, -1)
@@ -126,7 +132,7 @@ def test_files_and_directories_another_user_owns_are_refused(tmp_path):
         use_state(theirs / "state.json")
     assert "uid %d" % OTHER_UID in one_line_naming(excinfo, theirs)
     with pytest.raises(guard.GuardError):
-        guard.audit(str(theirs / "audit.jsonl"), [{"decision": "act"}])
+        guard_store.audit(str(theirs / "audit.jsonl"), [{"decision": "act"}])
     assert os.listdir(str(theirs)) == []
 
 
@@ -134,7 +140,7 @@ def test_what_is_not_a_regular_file_is_refused_without_blocking(tmp_path):
     base = private_dir(tmp_path)
     os.mkfifo(str(base / "audit.jsonl"), 0o600)
     with pytest.raises(guard.GuardError) as excinfo:
-        guard.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
+        guard_store.audit(str(base / "audit.jsonl"), [{"decision": "act"}])
     assert "not a regular file" in one_line_naming(excinfo, base / "audit.jsonl")
     (base / "state.json").mkdir(0o700)
     with pytest.raises(guard.GuardError) as excinfo:
