@@ -4,8 +4,11 @@
 """What a Slurm prolog or epilog does on a GPU node: start or stop RxDM for the job, then run the
 node health checks (node_health) and say whether Slurm may run the job.
 
-  prolog  For a job on more than one node, when RxDM runs per job (TCPX/TCPXO families): start the
-          RxDM unit the rxdm role wrote and wait for it to become ready. Then check the node.
+  prolog  On a node of a multi-node NVLink domain (A4X, A4X Max) whose role wrote the domain file: refuse
+          (or name) a job that would share the domain's IMEX channels with another job
+          (nvlink_domain_jobs). For a job on more than one node, when RxDM runs per job (TCPX/TCPXO
+          families): start the RxDM unit the rxdm role wrote and wait for it to become ready. Then check
+          the node.
   epilog  When RxDM runs per job: stop its unit. Then check the node again (without RxDM).
 
 RxDM's absence is expected (so not checked) where it runs per job and this job does not need it.
@@ -16,9 +19,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import re
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health, nvlink_domain_jobs
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 
 PHASES = ("prolog", "epilog")
@@ -101,9 +105,10 @@ def drain(run, which, environ, reason):
                                  "reason=%s" % safe_text.one_line(reason, limit=200)], "scontrol update")
 
 
-def run_hook(phase, config, run, which, nodes, rxdm_per_job, rxdm_wait_s, root="/"):
-    """Start/stop RxDM as the phase needs, then check the node.
+def run_hook(phase, config, run, which, nodes, rxdm_per_job, rxdm_wait_s, root="/", environ=None):
+    """Judge the NVLink domain's other jobs (prolog), start/stop RxDM as the phase needs, then check the node.
 
+    environ: the hook's environment (SLURM_JOB_ID, the domain file's path); the process's by default.
     Returns node_health.check's result plus actions (what was done to RxDM, in words).
     """
     if phase not in PHASES:
@@ -111,7 +116,10 @@ def run_hook(phase, config, run, which, nodes, rxdm_per_job, rxdm_wait_s, root="
     node_health.validate(config)
     rxdm = config.get("rxdm")
     actions = []
+    environ = os.environ if environ is None else environ
     before = []
+    if phase == "prolog":
+        before.extend(nvlink_domain_jobs.check(run, which, environ))
     wait_s = 0
     checked = dict(config)
     if rxdm and rxdm_per_job:

@@ -124,3 +124,43 @@ def test_refusals_are_one_line_naming_the_fault(tmp_path, evars, message):
     assert rc != 0 and recap(out)["failed"] == 1
     assert message in out, out
     assert conf.read_text() == "ClusterName=c\nProlog = /etc/slurm/site-prolog  # the site's\n"
+
+
+def test_a4x_hooks_get_the_nvlink_domain_file_and_other_families_none(tmp_path):
+    agent = tmp_path / "gpudirect-health"
+    agent.write_text('#!/bin/sh\necho "${GPUDIRECT_NVLINK_DOMAIN_FILE-unset}" > "%s/agent.env"\nexit 0\n' % tmp_path)
+    agent.chmod(agent.stat().st_mode | stat.S_IXUSR)
+    evars = options(tmp_path, gpu_family="a4x", gce_topology={"block": "b1", "subblock": "s2"},
+                    slurm_hooks_partitions=[])
+    rc, out = run(tmp_path, evars)
+    assert rc == 0, out
+    domain_file = tmp_path / "hooks" / "nvlink-domain.json"
+    assert json.loads(domain_file.read_text()) == {"domain": "b1/s2", "nodes": ["n0"], "channel_per_job": False,
+                                                   "on_shared": "fail"}
+    subprocess.run([str(tmp_path / "hooks" / "gpudirect-prolog")], check=True, timeout=60)
+    assert (tmp_path / "agent.env").read_text().strip() == str(domain_file)
+
+    # a domain judged otherwise, then a family without NVLink domains: the file goes, the hooks name none
+    rc, out = run(tmp_path, dict(evars, slurm_hooks_nvlink_domain_jobs="warn", slurm_hooks_imex_channel_per_job=True,
+                                 slurm_hooks_nvlink_domain_nodes=["a4x-0", "a4x-1"]))
+    assert rc == 0, out
+    assert json.loads(domain_file.read_text()) == {"domain": "b1/s2", "nodes": ["a4x-0", "a4x-1"],
+                                                   "channel_per_job": True, "on_shared": "warn"}
+    rc, out = run(tmp_path, dict(evars, gpu_family="a3-mega"))
+    assert rc == 0, out
+    assert not domain_file.exists()
+    subprocess.run([str(tmp_path / "hooks" / "gpudirect-prolog")], check=True, timeout=60)
+    assert (tmp_path / "agent.env").read_text().strip() == "unset"
+
+
+@pytest.mark.parametrize("nodes, message", [
+    ([], "slurm_hooks_nvlink_domain_nodes lists no Slurm node of NVLink domain b1/s2 on n0"),
+    (["a4x-0", "a4x-[1-2]"], "slurm_hooks_nvlink_domain_nodes on n0: not one Slurm node name each: a4x-[1-2]"),
+])
+def test_an_a4x_domain_squeue_cannot_ask_about_is_refused(tmp_path, nodes, message):
+    fake_agent(tmp_path)
+    evars = options(tmp_path, gpu_family="a4x", gce_topology={"block": "b1", "subblock": "s2"},
+                    slurm_hooks_nvlink_domain_nodes=nodes, slurm_hooks_partitions=[])
+    rc, out = run(tmp_path, evars)
+    assert rc != 0 and recap(out)["failed"] == 1
+    assert message in out, out

@@ -144,3 +144,52 @@ def test_drain_says_why_it_could_not(which, environ, rc, problem):
     def run(_argv):
         return rc, "", "slurm_update error: Invalid node name specified\nmore\n"
     assert slurm_hook.drain(run, which, environ, "gpudirect: fail") == problem
+
+
+class DomainNode(UnitNode):
+    """A node of an NVLink domain whose squeue answers with the jobs on the domain's nodes."""
+
+    def __init__(self, jobs="", **kwargs):
+        super(DomainNode, self).__init__(**kwargs)
+        self.jobs = jobs
+
+    def which(self, name):
+        return "/usr/bin/squeue" if name == "squeue" else super(DomainNode, self).which(name)
+
+    def run(self, argv):
+        if argv[0] == "/usr/bin/squeue":
+            self.calls.append(["squeue"])
+            return 0, self.jobs, ""
+        return super(DomainNode, self).run(argv)
+
+
+def domain_hook(tmp_path, phase, node, domain_file=True):
+    plugin = node_root(tmp_path)
+    environ = {"SLURM_JOB_ID": "7"}
+    if domain_file:
+        path = tmp_path / "nvlink-domain.json"
+        path.write_text('{"domain": "b1/s2", "nodes": ["a4x-0", "a4x-1"], "channel_per_job": false, '
+                        '"on_shared": "fail"}')
+        environ["GPUDIRECT_NVLINK_DOMAIN_FILE"] = str(path)
+    return slurm_hook.run_hook(phase, dict(config(plugin), rxdm=None), node.run, node.which, 1, False, 4,
+                               root=str(tmp_path), environ=environ)
+
+
+def test_prolog_refuses_a_second_job_on_the_nvlink_domains_imex_channels(tmp_path):
+    result = domain_hook(tmp_path, "prolog", DomainNode("12|alice|a4x-0\n7|carol|a4x-1\n"))
+    assert node_health.verdict(result["findings"]) == "fail"
+    assert node_health.one_line(result["findings"]).startswith(
+        "fail imex NVLink domain b1/s2: job 12 (alice on a4x-0) runs on the same IMEX channels")
+
+
+def test_prolog_of_the_domains_only_job_passes(tmp_path):
+    node = DomainNode("7|carol|a4x-[0-1]\n")
+    result = domain_hook(tmp_path, "prolog", node)
+    assert result["findings"] == [] and node.calls == [["squeue"]]
+
+
+@pytest.mark.parametrize("phase, with_file", [("epilog", True), ("prolog", False)])
+def test_epilog_and_nodes_without_a_domain_file_never_ask_squeue(tmp_path, phase, with_file):
+    node = DomainNode("12|alice|a4x-0\n")
+    result = domain_hook(tmp_path, phase, node, domain_file=with_file)
+    assert result["findings"] == [] and node.calls == []
