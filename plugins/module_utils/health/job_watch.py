@@ -4,7 +4,9 @@
 """The node agent's watch of the NCCL job running on the node, and its Prometheus metrics.
 
 Each poll asks NCCL RAS for the job's status (nccl_ras.HangWatch judges hangs over successive
-polls); between polls RAS's event stream (NCCL 2.29 and later) is read, so that a peer's death is
+polls), and, where an activity sampler is given, what the job's GPUs do (gpu_activity: spinning GPUs
+under agreeing counts that stopped are the hang where every rank waits in one collective). A poll
+that fails is no observation: it holds no verdict, and the hang clocks run on through it. Between polls RAS's event stream (NCCL 2.29 and later) is read, so that a peer's death is
 named within a second of RAS knowing it, not at the next poll. A dead peer stays named until the
 job ends (RAS stops answering) or for hold_s. Where the job runs NCCL Inspector, each poll also
 reads its files and publishes the node's bandwidth, which Prometheus compares across the job's
@@ -31,8 +33,10 @@ FAMILIES = (
      "1 when the last poll could not check the job: RAS answered too late, too much, or not as RAS does"),
     ("gpudirect_job_events_read", "gauge", "1 when RAS's event stream is read (NCCL 2.29 and later)"),
     ("gpudirect_job_stalled_seconds", "gauge",
-     "Seconds since any rank of the communicator issued a collective, while its ranks disagree"),
+     "Seconds since any rank of the communicator issued a collective, while its ranks disagree or its GPUs spin"),
     ("gpudirect_job_hang", "gauge", "1 for each rank of a hung communicator that the others wait for"),
+    ("gpudirect_job_stuck", "gauge",
+     "1 for each communicator whose ranks all wait in one collective while the job's GPUs spin"),
     ("gpudirect_job_dead_rank", "gauge", "1 for each rank NCCL RAS considers dead, or reported dead in its event stream"),
     ("gpudirect_job_unresponsive_rank", "gauge", "1 for each rank NCCL RAS cannot reach"),
     ("gpudirect_job_rank_error", "gauge", "1 for each rank that holds an NCCL error or aborted"),
@@ -57,8 +61,10 @@ class JobWatch(object):
 
     def __init__(self, port=nccl_ras.PORT, hang_after_s=600.0, names=None, hold_s=600.0,
                  clock=time.monotonic, status=nccl_ras.status, monitor=nccl_ras.Monitor,
-                 inspector_dir=None, inspector_stale_s=120.0):
+                 inspector_dir=None, inspector_stale_s=120.0, activity=None):
         self.port, self.names, self.hold_s, self.clock = port, names or {}, hold_s, clock
+        # activity(pids) -> gpu_activity.state() of the GPUs running pids, or None for a lost sample
+        self.activity = activity
         self.inspector_dir, self.inspector_stale_s, self.inspector = inspector_dir, inspector_stale_s, None
         self.status, self.open_monitor = status, monitor
         self.hangs = nccl_ras.HangWatch(hang_after_s, self.names)
@@ -79,14 +85,15 @@ class JobWatch(object):
             return False
 
     def failed(self, exc):
-        """Record that the job could not be checked; no verdict stands on an answer not read."""
+        """Record that the job could not be checked; no verdict stands on an answer not read, and the hang
+        clocks run on (a poll that timed out is no sign that the job moved)."""
         if isinstance(exc, nccl_ras.RasError):
             why = str(exc)
         elif isinstance(exc, ValueError):
             why = "NCCL RAS's status: %s" % exc
         else:
             why = "%s: %s" % (type(exc).__name__, exc)
-        self._job_ended()
+        self.verdicts, self.stalled, self.ras_up = [], {}, False
         self.problem = safe_text.one_line(why, 500)
 
     def _poll(self):
@@ -105,7 +112,13 @@ class JobWatch(object):
         self.ras_up = True
         if self.job is None:
             self.job = nccl_ras.slurm_job_of([rank["pid"] for comm in comms for rank in comm["ranks"]])
-        self.verdicts = self.hangs.observe(now, comms, job=self.job)
+        activity = None
+        if self.activity is not None:
+            try:
+                activity = self.activity([rank["pid"] for comm in comms for rank in comm["ranks"]])
+            except Exception:  # pylint: disable=broad-except
+                activity = None  # a lost sample neither starts nor stops a clock
+        self.verdicts = self.hangs.observe(now, comms, job=self.job, activity=activity)
         self.stalled = self.hangs.stalled(now)
         for key, (verdict, since) in list(self.dead_peers.items()):
             if now - since > self.hold_s:
@@ -193,6 +206,9 @@ class JobWatch(object):
         for comm, stalled in sorted(self.stalled.items()):
             out["gpudirect_job_stalled_seconds"].append(((("slurm_job", job), ("comm", comm)), float(round(stalled, 1))))
         for verdict in self.current():
+            if verdict["kind"] == "stuck":
+                out["gpudirect_job_stuck"].append(((("slurm_job", job), ("comm", verdict["comm"])), 1))
+                continue
             for rank, host in verdict["members"]:
                 labels = (("slurm_job", job), ("comm", verdict["comm"] or ""),
                           ("rank", "" if rank is None else str(rank)), ("host", self.names.get(host, host)))

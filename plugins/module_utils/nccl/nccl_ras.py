@@ -16,8 +16,14 @@ the whole job. The protocol is lines of text [NCCL src/ras/client_support.cc]:
 A status lists each communicator (hash, size), each rank's host, pid, device, state and its count of
 each collective issued, and the ranks RAS could not reach (missing_ranks: unresponsive, or
 considered_dead). A status alone can read fine while a job hangs [NCCL issue 1730]; what shows a hang
-is the counts over time: the ranks disagree and none moves for longer than a threshold [Ray's NCCL
-RAS hang detector]. The rank whose count differs from the others' is the one the job waits for.
+is the counts over time. Two shapes:
+  - the ranks disagree and none moves for longer than a threshold [Ray's NCCL RAS hang detector]: the
+    ranks behind are the ones the job waits for;
+  - the ranks agree and none moves, the commonest NCCL hang (every rank inside one collective that
+    never completes: a dead link, or a peer stuck inside it). Counts also stop in idle phases
+    (checkpointing, data loading, evaluation), so agreeing counts alone are never a hang: the job's
+    GPUs must spin all along, busy all the time (NCCL's kernels poll for data that never comes) yet
+    far below their power limit (a computing GPU, as in evaluation, draws near it).
 
 The job itself writes what RAS answers: an exchange has one deadline (however slowly the answer
 comes), a line, an answer, its nesting and its number of items are bounded before anything is
@@ -358,11 +364,25 @@ def snapshot(doc):
             state = _object(rank.get("status"), at + ".status", {})
             missing.append(dict(entry, dead=_flag(state.get("considered_dead")),
                                 unresponsive=_flag(state.get("unresponsive"))))
-        out.append({"hash": safe_text.one_line(comm["hash"], 100),
-                    "size": _number(comm.get("size", len(ranks) + len(missing)), where + ".size"),
-                    "ranks": sorted(ranks, key=lambda r: r["rank"]),
-                    "missing": sorted(missing, key=lambda r: r["rank"])})
+        secondary = comm.get("secondary_hash")
+        entry = {"hash": safe_text.one_line(comm["hash"], 100),
+                 "size": _number(comm.get("size", len(ranks) + len(missing)), where + ".size"),
+                 "ranks": sorted(ranks, key=lambda r: r["rank"]),
+                 "missing": sorted(missing, key=lambda r: r["rank"])}
+        if isinstance(secondary, str):
+            entry["secondary"] = safe_text.one_line(secondary, 100)
+        entry["key"] = comm_key(entry)
+        out.append(entry)
     return out
+
+
+def comm_key(comm):
+    """What tells one communicator from another: its hash (of the unique id, which a job can reuse for
+    several communicators), NCCL's secondary hash where RAS gives one, its size and its first member."""
+    members = comm["ranks"] + comm["missing"]
+    first = min(members, key=lambda r: r["rank"]) if members else {"rank": -1, "host": "", "pid": -1}
+    return "%s/%s/%d/%d@%s:%d" % (comm["hash"], comm.get("secondary", "-"), comm["size"], first["rank"],
+                                  first["host"], first["pid"])
 
 
 def _name(rank, names):
@@ -372,14 +392,15 @@ def _name(rank, names):
 
 
 def odd_ranks(ranks):
-    """The ranks whose counts differ from those most ranks share; [] where all agree."""
+    """The ranks whose counts differ from those most ranks share; [] where all agree. With no majority,
+    the side ahead is taken as the common one: the ranks behind are those the job waits for."""
     keyed = [(tuple(sorted(rank["counts"].items())), rank) for rank in ranks]
     tally = {}
     for key, _rank in keyed:
         tally[key] = tally.get(key, 0) + 1
     if len(tally) < 2:
         return []
-    common = max(tally.items(), key=lambda item: (item[1], -sum(n for _c, n in item[0])))[0]
+    common = max(tally.items(), key=lambda item: (item[1], sum(n for _c, n in item[0])))[0]
     return [rank for key, rank in keyed if key != common]
 
 
@@ -420,27 +441,36 @@ class HangWatch(object):
     """Judges successive RAS statuses of the job on this node.
 
     A communicator hangs when its ranks' counts disagree and none of them changed for threshold_s
-    (a job between steps agrees; a job at work moves). A rank RAS considers dead, and a rank with an
-    NCCL error, are named at once."""
+    (a job between steps agrees; a job at work moves). It is stuck when its ranks agree, none moved,
+    and every sample of the job's GPUs over threshold_s said they spin (activity: see gpu_activity;
+    a sample that could not be taken, None, neither starts nor stops that clock). A rank RAS considers
+    dead, and a rank with an NCCL error, are named at once. A poll that failed is no observation: the
+    caller does not call observe() for it, and the clocks run on."""
 
     def __init__(self, threshold_s=600.0, names=None):
         self.threshold_s = float(threshold_s)
         self.names = names or {}
         self.seen = {}
 
-    def observe(self, now, comms, job=None):
-        """Verdicts for this status: dicts with kind (hang, dead_rank, unresponsive_rank,
+    def observe(self, now, comms, job=None, activity=None):
+        """Verdicts for this status: dicts with kind (hang, stuck, dead_rank, unresponsive_rank,
         rank_error), comm, job, ranks, hosts, stalled_s and finding."""
         verdicts, alive = [], set()
+        of_job = " of job %s" % job if job else ""
         for comm in comms:
-            alive.add(comm["hash"])
+            key = comm.get("key") or comm_key(comm)
+            alive.add(key)
             counts = dict((rank["rank"], rank["counts"]) for rank in comm["ranks"])
-            past = self.seen.get(comm["hash"])
+            past = self.seen.get(key)
             if past is None or past["counts"] != counts:
-                self.seen[comm["hash"]] = past = {"counts": counts, "since": now}
+                self.seen[key] = past = {"counts": counts, "since": now, "spin_since": None, "hash": comm["hash"]}
             stalled = now - past["since"]
             odd = odd_ranks(comm["ranks"])
             past["disagree"] = bool(odd)
+            if activity is not None:
+                spinning = activity.get("state") == "spin"
+                past["spin_since"] = (past["spin_since"] if past["spin_since"] is not None else now) if spinning \
+                    else None
             if odd and stalled >= self.threshold_s:
                 others = others_of(comm["ranks"], odd)
                 peak = peaks(others)
@@ -452,13 +482,18 @@ class HangWatch(object):
                 verdicts.append(self._verdict(
                     "hang", comm, job, odd, stalled,
                     "communicator %s (%d ranks)%s hangs: no rank issued a collective for %d s, and %s"
-                    % (comm["hash"], comm["size"], " of job %s" % job if job else "", stalled, lagging)))
+                    % (comm["hash"], comm["size"], of_job, stalled, lagging)))
+            elif comm["ranks"] and not odd and past["spin_since"] is not None \
+                    and now - past["spin_since"] >= self.threshold_s:
+                verdicts.append(self._stuck(comm, job, now - past["spin_since"], activity or past.get("activity")))
+            if activity is not None and activity.get("state") == "spin":
+                past["activity"] = activity
             for rank in comm["missing"]:
                 kind = "dead_rank" if rank["dead"] else "unresponsive_rank"
                 verdicts.append(self._verdict(
                     kind, comm, job, [rank], stalled,
                     "rank %d of communicator %s%s on %s (pid %d) is %s to NCCL RAS"
-                    % (rank["rank"], comm["hash"], " of job %s" % job if job else "", _name(rank, self.names),
+                    % (rank["rank"], comm["hash"], of_job, _name(rank, self.names),
                        rank["pid"], "dead" if rank["dead"] else "not answering"),
                     severity="fail" if rank["dead"] else "warn"))
             for rank in comm["ranks"]:
@@ -466,29 +501,49 @@ class HangWatch(object):
                     verdicts.append(self._verdict(
                         "rank_error", comm, job, [rank], stalled,
                         "rank %d of communicator %s%s on %s (pid %d) %s"
-                        % (rank["rank"], comm["hash"], " of job %s" % job if job else "", _name(rank, self.names),
+                        % (rank["rank"], comm["hash"], of_job, _name(rank, self.names),
                            rank["pid"], "aborted" if rank["aborted"] else "holds NCCL error %d" % rank["error"])))
         for gone in set(self.seen) - alive:  # the job or the communicator ended
             del self.seen[gone]
         return verdicts
 
+    def _stuck(self, comm, job, spun, activity):
+        issued = " and ".join("%s %d" % (name, count)
+                              for name, count in sorted(comm["ranks"][0]["counts"].items()) if count)
+        waits = ""
+        if comm["missing"]:
+            waits = "; it waits on %s" % ", ".join(
+                "rank %d on %s (%s)" % (rank["rank"], _name(rank, self.names),
+                                        "dead" if rank["dead"] else "not answering RAS")
+                for rank in comm["missing"][:4])
+        gpus = (activity or {}).get("detail")
+        cause = ("communicator %s (%d ranks)%s is stuck inside a collective: every rank issued %s and none "
+                 "issued another for %d s while this node's GPUs spin (%s): NCCL's kernels wait for data that "
+                 "does not come, where an idle phase leaves the GPUs idle or computing%s"
+                 % (comm["hash"], comm["size"], " of job %s" % job if job else "", issued or "no collective",
+                    spun, gpus or "busy, far below their power limit", waits))
+        return self._verdict("stuck", comm, job, comm["missing"][:4], spun, cause)
+
     def stalled(self, now):
-        """{communicator: seconds since any rank issued a collective} of those whose ranks disagree."""
-        return dict((comm, now - seen["since"]) for comm, seen in self.seen.items() if seen.get("disagree"))
+        """{communicator: seconds since any rank issued a collective} of those whose ranks disagree, or
+        whose GPUs spin while they agree."""
+        return dict((seen["hash"], now - seen["since"]) for seen in self.seen.values()
+                    if seen.get("disagree") or seen.get("spin_since") is not None)
 
     def _verdict(self, kind, comm, job, ranks, stalled, cause, severity="fail"):
         hosts = sorted(set(rank["host"] for rank in ranks))
-        return {"kind": kind, "comm": comm["hash"], "job": job, "ranks": [rank["rank"] for rank in ranks],
-                "hosts": hosts, "members": [[rank["rank"], rank["host"]] for rank in ranks], "stalled_s": stalled,
-                "finding": fd.make("job", ", ".join(_name(rank, self.names) for rank in ranks[:4]), severity,
-                                   cause)}
+        subject = ", ".join(_name(rank, self.names) for rank in ranks[:4]) or "communicator %s" % comm["hash"]
+        return {"kind": kind, "comm": comm["hash"], "comm_key": comm.get("key") or comm_key(comm), "job": job,
+                "ranks": [rank["rank"] for rank in ranks], "hosts": hosts,
+                "members": [[rank["rank"], rank["host"]] for rank in ranks], "stalled_s": stalled,
+                "finding": fd.make("job", subject, severity, cause)}
 
 
 def merge(kept, found):
     """The verdicts of the last read, and those of earlier reads that it does not repeat (a rank that
     was dead stays named after RAS dropped its communicator)."""
-    seen = set((v["kind"], v["comm"], tuple(v["ranks"])) for v in found)
-    return found + [v for v in kept if (v["kind"], v["comm"], tuple(v["ranks"])) not in seen]
+    seen = set((v["kind"], v.get("comm_key", v["comm"]), tuple(v["ranks"])) for v in found)
+    return found + [v for v in kept if (v["kind"], v.get("comm_key", v["comm"]), tuple(v["ranks"])) not in seen]
 
 
 def dead_peer(event, names=None, job=None):

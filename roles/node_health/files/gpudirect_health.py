@@ -91,6 +91,9 @@ def parse_args(argv):
     jobs.add_argument("--poll", type=float, default=10.0, help="seconds between two RAS statuses")
     jobs.add_argument("--hang-after", type=float, default=600.0,
                       help="seconds without any rank issuing a collective, the ranks disagreeing, that make a hang")
+    jobs.add_argument("--no-gpu-activity", action="store_true",
+                      help="do not sample the job's GPUs (nvidia-smi, each poll): without them, ranks that all "
+                           "wait in one collective are not told from an idle phase, and are not named")
     jobs.add_argument("--inspector-dir", help="where the jobs' NCCL Inspector writes its metrics files "
                                               "(NCCL_INSPECTOR_DUMP_DIR): publish the node's bandwidth from them")
     jobs.add_argument("--inspector-stale", type=float, default=120.0,
@@ -116,7 +119,22 @@ def on_term(_signum, _frame):
     raise Stop()
 
 
-def watch_jobs(args, config, health_metrics, safe_text, job_watch):
+def gpu_sampler(args, gpu_activity):
+    """activity(pids) for the job watch: the job's GPUs from nvidia-smi, each query within 5 s; None
+    (no sampler) where the node has no nvidia-smi or the option says so."""
+    nvidia_smi = None if args.no_gpu_activity else which("nvidia-smi")
+    if not nvidia_smi:
+        return None
+
+    def activity(pids):
+        try:
+            return gpu_activity.sample(make_run(time.monotonic() + 5.0), nvidia_smi, pids)
+        except TimeLimit:
+            return None  # a lost sample: the watch's clocks neither start nor stop on it
+    return activity
+
+
+def watch_jobs(args, config, health_metrics, safe_text, job_watch, gpu_activity):
     """The job watch: poll RAS, read its events between polls, write the metrics and tell each new
     verdict (stdout, which systemd keeps in the journal) until stopped.
 
@@ -126,7 +144,8 @@ def watch_jobs(args, config, health_metrics, safe_text, job_watch):
     standins = bool(config.get("standins"))
     names = config.get("node_names") if isinstance(config.get("node_names"), dict) else {}
     watch = job_watch.JobWatch(port=args.ras_port, hang_after_s=args.hang_after, names=names,
-                               inspector_dir=args.inspector_dir, inspector_stale_s=args.inspector_stale)
+                               inspector_dir=args.inspector_dir, inspector_stale_s=args.inspector_stale,
+                               activity=gpu_sampler(args, gpu_activity))
     label = " (SANDBOX: stand-ins, not Google Cloud)" if standins else ""
     stop_at = time.monotonic() + args.watch_for if args.watch_for > 0 else None
 
@@ -185,6 +204,7 @@ def main(argv=None):
     sys.path.insert(0, args.lib)
     try:
         from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+        from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_activity
         from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, node_health
         from ansible_collections.gpudirect.gcp.plugins.module_utils.health import job_watch, slurm_hook
     except ImportError as exc:
@@ -202,7 +222,7 @@ def main(argv=None):
         return 2
 
     if args.watch_jobs:
-        return watch_jobs(args, config, health_metrics, safe_text, job_watch)
+        return watch_jobs(args, config, health_metrics, safe_text, job_watch, gpu_activity)
 
     start = time.monotonic()
     timed_out = False

@@ -19,6 +19,7 @@ import sys
 import time
 
 import jinja2
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -356,11 +357,13 @@ def test_a_prolog_drains_before_maintenance_only_when_asked(tmp_path, metadata):
     assert reason.startswith("update nodename=n1 state=drain reason=gpudirect: fail host maintenance: scheduled")
 
 
-def watch_agent(tmp_path, port, *extra):
-    """The agent's job watch as its service runs it, its lines as they come: [(seconds since start, line)]."""
+def watch_agent(tmp_path, port, *extra, **kwargs):
+    """The agent's job watch as its service runs it, its lines as they come: [(seconds since start, line)].
+
+    path: directories searched before /usr/bin:/bin (a stand-in nvidia-smi)."""
     config_path = tmp_path / "health.json"
     config_path.write_text(json.dumps(dict(config(), node_names={"10.0.0.3": "a3m-node-1"})))
-    env = dict(os.environ, PATH="/usr/bin:/bin")
+    env = dict(os.environ, PATH=":".join(list(kwargs.get("path", [])) + ["/usr/bin", "/bin"]))
     env.pop("PYTHONPATH", None)
     argv = [NODE_PYTHON, AGENT, "--config", str(config_path), "--lib", lib_dir(tmp_path), "--watch-jobs",
             "--ras-port", str(port), "--textfile-dir", str(tmp_path / "textfile")] + list(extra)
@@ -387,6 +390,38 @@ def test_the_job_watch_names_a_hang_within_its_threshold_and_a_poll(tmp_path):
     text = (tmp_path / "textfile" / "gpudirect_job_watch.prom").read_text()
     assert 'gpudirect_job_hang{slurm_job="",comm="0x7f3a",rank="13",host="a3m-node-1"} 1' in text
     assert "gpudirect_job_ras_up 1" in text and 'gpudirect_job_watch_info{standins="true"} 1' in text
+    assert promtool_check(text) == (0, "")
+
+
+def fake_nvidia_smi(tmp_path, util, power):
+    """An nvidia-smi that answers the job watch's two queries: GPU 0 runs the RAS stand-in's rank 0 (pid 4000)."""
+    bindir = tmp_path / "smi"
+    bindir.mkdir(exist_ok=True)
+    script = bindir / "nvidia-smi"
+    script.write_text('#!/bin/sh\ncase "$1" in\n  --query-gpu=*) echo "0, GPU-a, %d, %d.00, 700.00";;\n'
+                      '  --query-compute-apps=*) echo "4000, GPU-a";;\n  *) exit 9;;\nesac\n' % (util, power))
+    script.chmod(0o755)
+    return str(bindir)
+
+
+@pytest.mark.parametrize("util, power, named", [(100, 120, True), (100, 650, False), (0, 70, False)])
+def test_the_job_watch_names_ranks_that_all_wait_in_one_collective_only_while_the_gpus_spin(
+        tmp_path, util, power, named):
+    standins = Ras(tmp_path)
+    try:
+        lines = watch_agent(tmp_path, standins.start(hang_at=0.0), "--poll", "0.5", "--hang-after", "2",
+                            "--watch-for", "4", path=[fake_nvidia_smi(tmp_path, util, power)])
+    finally:
+        standins.stop()
+    text = (tmp_path / "textfile" / "gpudirect_job_watch.prom").read_text()
+    if not named:  # evaluation (computing) or a checkpoint (idle): a pause, not a hang
+        assert lines == [] and "gpudirect_job_stuck{" not in text
+        return
+    assert len(lines) == 1, lines
+    assert lines[0][1].startswith("gpudirect-health: job: stuck: communicator 0x7f3a (32 ranks) is stuck inside a "
+                                  "collective: every rank issued AllReduce 1 and none issued another for 2 s while "
+                                  "this node's GPUs spin (GPU 0 at 100% utilization and at most 17% of the power limit")
+    assert 'gpudirect_job_stuck{slurm_job="",comm="0x7f3a"} 1' in text
     assert promtool_check(text) == (0, "")
 
 

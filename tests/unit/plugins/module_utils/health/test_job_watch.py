@@ -144,7 +144,8 @@ def test_the_agent_loop_records_a_failure_the_watch_let_through_and_carries_on(t
     monkeypatch.setattr(agent.signal, "signal", lambda *args: None)  # pytest keeps its own SIGTERM
     args = agent.parse_args(["--watch-jobs", "--ras-port", "1", "--poll", "0.2", "--watch-for", "1",
                              "--textfile-dir", str(tmp_path)])
-    assert agent.watch_jobs(args, config(), health_metrics, safe_text, job_watch) == 0
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_activity
+    assert agent.watch_jobs(args, config(), health_metrics, safe_text, job_watch, gpu_activity) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(polls) >= 3
     assert lines == ["gpudirect-health: job: could not check the job: KeyError: 'communicators' "

@@ -271,17 +271,17 @@ def test_a_hostile_field_name_is_shown_short_and_on_one_line():
 
 
 def test_20000_ranks_that_all_disagree_are_judged_and_named(hostile):
-    # every rank at its own huge count: one rank is "the others", 19999 are odd
+    # every rank at its own huge count: no majority, so the one ahead is "the others" and 19999 are behind
     doc = status_doc(range(20000), count=lambda n: 10 ** 18 + n)
     server = hostile(status=once(json.dumps(doc).encode()))
     comms = nccl_ras.snapshot(nccl_ras.status(port=server.port, timeout=30))
     watch = nccl_ras.HangWatch(threshold_s=10)
     assert watch.observe(0, comms) == []
     verdicts = watch.observe(10, comms)
-    assert [(v["kind"], len(v["ranks"]), v["ranks"][:3]) for v in verdicts] == [("hang", 19999, [1, 2, 3])]
+    assert [(v["kind"], len(v["ranks"]), v["ranks"][:3]) for v in verdicts] == [("hang", 19999, [0, 1, 2])]
     cause = verdicts[0]["finding"]["cause"]
-    assert "rank 1 on 10.0.0.1 issued AllReduce 1000000000000000001 where the others reached " \
-           "1000000000000000000" in cause
+    assert "rank 0 on 10.0.0.0 issued AllReduce 1000000000000000000 where the others reached " \
+           "%d" % (10 ** 18 + 19999) in cause
     assert cause.endswith("(and 19995 more ranks)")
     assert nccl_ras.summary(comms) == [{"hash": "0xbad", "size": 20000, "ranks": 20000, "missing": 0,
                                         "least_issued": 10 ** 18, "most_issued": 10 ** 18 + 19999}]
