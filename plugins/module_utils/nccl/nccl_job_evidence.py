@@ -859,7 +859,10 @@ def read_ras(params, ask, clock, sleep, bundle):
                     type(exc).__name__, safe_text.one_line(exc, 100))
             if reads == 0:
                 bundle.lack("ras", str(exc))
-                return {"state": "none", "reason": safe_text.one_line(exc, 300), "reads": 0}, [], []
+                # nothing listens: no job here (collect() says otherwise where the job's processes run);
+                # anything else that answered (TLS, a refusal, a malformed status) could not be checked
+                state = "none" if isinstance(exc, nccl_ras.NoRas) else "unknown"
+                return {"state": state, "reason": safe_text.one_line(exc, 300), "reads": 0}, [], []
             break
         reads += 1
         docs.append(doc)
@@ -954,7 +957,14 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
                           notes=notes, among=among, expired=lambda: left() <= 0) if (job or ras_pids) else []
     for note in notes:
         bundle.lack("processes", note)
-    if not procs and ras["state"] == "none":
+    if procs and ras["state"] == "none":
+        # the job runs here, so a RAS that does not answer is one that could not be checked, never "no job"
+        ras = dict(ras, state="unknown")
+    if procs and ras["state"] == "unknown":
+        findings.append(fd.make("job", node, "warn", "could not check the job through NCCL RAS while %d process%s of "
+                                "the job run%s here: %s" % (len(procs), "" if len(procs) == 1 else "es",
+                                                            "s" if len(procs) == 1 else "", ras["reason"])))
+    if not procs and ras["state"] in ("none", "unknown"):
         # nothing of the job here: the node's own state is not the job's evidence
         return {"node": node, "job": job, "slurm": {}, "since": None, "ras": ras, "verdicts": [], "ranks": [],
                 "processes": 0, "xids": [], "diag": [], "findings": [], "inspector": None, "masked": 0,
