@@ -183,9 +183,11 @@ job:
   returned: always
   type: str
 ras:
-  description: RAS's view - C(state) (C(none) without RAS, C(ok), C(hang), C(faulty)), C(reads), C(nccl_version),
-    C(communicators), C(odd_ranks) (ranks whose counts differ from most ranks', with their host and node) and
-    C(watched_s).
+  description: RAS's view - C(state) (C(none) where nothing answers and no process of the job runs here,
+    C(unknown) where RAS could not be read while the job runs (TLS, a refusal, a malformed status), C(ok),
+    C(hang), C(faulty)), C(reads), C(nccl_version), C(communicators), C(odd_ranks) (ranks whose counts differ
+    from most ranks', with their host and node), C(unmoved_s) (seconds no rank issued a collective over the
+    watch, 0 from a single read) and C(watched_s).
   returned: always
   type: dict
 verdicts:

@@ -625,6 +625,21 @@ def odd_frames(frames):
     return dict((rank, frame) for rank, frame in known.items() if frame != common)
 
 
+# what a rank's main thread stands in while it waits for a collective: torch.distributed's calls and the
+# work handle's wait, NCCL's entry points (a data loader's __next__ or a checkpoint's write is no collective)
+COLLECTIVE_FRAME = re.compile(r"all_?reduce|all_?gather|reduce_?scatter|broadcast|barrier|all_?to_?all|"
+                              r"^send$|^recv$|^wait$|^nccl\w+", re.IGNORECASE)
+
+
+def stuck_frame(frames, min_ranks=2):
+    """The collective every rank's main thread stands in (the hang where all wait in one collective, which
+    RAS's agreeing counts do not show), or None: ranks in different frames, or in one that is no collective."""
+    known = [frame for frame in frames.values() if frame]
+    if len(known) < min_ranks or len(set(known)) != 1:
+        return None
+    return known[0] if COLLECTIVE_FRAME.search(known[0]) else None
+
+
 def scontrol_job(text):
     """The fields of `scontrol show job -o` this reads: JobState, StartTime, NodeList, StdOut, StdErr,
     BatchHost, UserId."""
@@ -888,7 +903,11 @@ def read_ras(params, ask, clock, sleep, bundle):
             odd.append({"comm": comm["hash"], "rank": rank["rank"], "host": rank["host"],
                         "node": (params["names"] or {}).get(rank["host"], rank["host"]), "counts": rank["counts"],
                         "behind": nccl_ras.behind(rank, others, peak)})
+    # how long no rank of any communicator issued a collective over the watch (0 from one read): with every
+    # rank's stack in one collective, the summary's evidence of the hang where all ranks wait
+    unmoved = min(clock() - seen["since"] for seen in watch.seen.values()) if reads > 1 and watch.seen else 0
     return ({"state": "hang" if "hang" in kinds else ("faulty" if kinds else "ok"), "reads": reads,
+             "unmoved_s": round(unmoved, 1),
              "nccl_version": version, "communicators": nccl_ras.summary(comms), "odd_ranks": odd,
              "watched_s": round(clock() - started, 1)}, comms, verdicts)
 

@@ -131,6 +131,7 @@ def _read(host, result, names):
                     "counts": dict((_text(k, 100), _int(v)) for k, v in list(counts.items())[:MAX_ITEMS]),
                     "behind": _text(rank.get("behind"))})
     hangs = sum(1 for v in _mappings(result.get("verdicts"), _field("verdicts")) if v.get("kind") == "hang")
+    unmoved = _gbs(ras.get("unmoved_s")) or 0.0
     findings = []
     for index, item in enumerate(_mappings(result.get("findings"), _field("findings"))):
         if item.get("component") not in fd.COMPONENTS or item.get("severity") not in fd.SEVERITIES:
@@ -150,7 +151,7 @@ def _read(host, result, names):
             "processes": _int(result.get("processes")) or 0, "lacking": lacking, "xids": xids,
             "masked": _int(result.get("masked")) or 0}
     return {"node": node, "job": _text(result.get("job"), 100), "findings": findings, "odd": odd, "hangs": hangs,
-            "ranks": ranks, "rows": rows}
+            "ranks": ranks, "rows": rows, "unmoved_s": unmoved}
 
 
 def _not_gathered(host, reason):
@@ -164,6 +165,7 @@ def summarize(results, hosts, names=None, min_nodes=4):
     other nodes are summarised as ever."""
     names = names if isinstance(names, dict) else {}
     nodes, findings, odd, hangs, frames, where, bandwidth, jobs = [], [], {}, 0, {}, {}, {}, {}
+    unmoved = 0.0
     for host in hosts:
         result = results.get(host)
         if isinstance(result, dict) and "parts" in result and not result.get("failed"):
@@ -190,6 +192,7 @@ def summarize(results, hosts, names=None, min_nodes=4):
         for rank in got["odd"]:
             odd.setdefault((rank["comm"], rank["rank"]), rank)
         hangs += got["hangs"]
+        unmoved = max(unmoved, got["unmoved_s"])
         for number, frame in got["ranks"]:
             if number is not None:
                 frames[number] = frame
@@ -207,11 +210,21 @@ def summarize(results, hosts, names=None, min_nodes=4):
                                 "straggler: %s %s of job %s (%s) at %.2f of the job's nodes' median bus bandwidth"
                                 % (key[2], key[3], key[0], key[1], ratio), host=host))
     odd_list = [odd[key] for key in sorted(odd)]
+    job = max(sorted(jobs.items()), key=lambda item: item[1])[0] if jobs else None
+    stuck = None
+    # a healthy job caught mid-collective has every rank there too: only counts that did not move over the
+    # watch make it a hang
+    frame = None if odd_list or odd_stack or not unmoved else nccl_job_evidence.stuck_frame(frames)
+    if frame:
+        stuck = {"frame": frame, "ranks": sum(1 for value in frames.values() if value), "unmoved_s": unmoved}
+        findings.append(fd.make("job", "job %s" % (job or "?"), "fail", _stuck_line(stuck)))
     return {
-        "job": max(sorted(jobs.items()), key=lambda item: item[1])[0] if jobs else None,
-        "headline": safe_text.one_line(_headline(odd_list, hangs, odd_stack, where, common, stragglers), MAX_LINE),
+        "job": job,
+        "headline": safe_text.one_line(_headline(odd_list, hangs, odd_stack, where, common, stragglers, stuck),
+                                       MAX_LINE),
         "odd_ranks": odd_list,
-        "hung": bool(hangs),
+        "hung": bool(hangs) or stuck is not None,
+        "stuck": stuck,
         "odd_stacks": [{"rank": rank, "node": where.get(rank), "frame": frame, "others_in": common}
                        for rank, frame in sorted(odd_stack.items())],
         "stragglers": stragglers,
@@ -241,8 +254,14 @@ def _common_frame(frames, odd):
     return max(set(rest), key=rest.count) if rest else None
 
 
-def _headline(odd, hangs, odd_stack, where, common, stragglers):
-    parts = []
+def _stuck_line(stuck):
+    return ("every rank whose stack was read (%d) stands in %s, and no rank issued a collective for the %g s RAS "
+            "was watched: one collective that does not complete (a dead link, or a peer stuck inside it)"
+            % (stuck["ranks"], stuck["frame"], stuck["unmoved_s"]))
+
+
+def _headline(odd, hangs, odd_stack, where, common, stragglers, stuck=None):
+    parts = [_stuck_line(stuck)] if stuck else []
     for rank in odd[:4]:
         parts.append("rank %d on %s is the odd one in communicator %s%s: it issued %s"
                      % (rank["rank"], rank["node"], rank["comm"], ", which hangs" if hangs else "",

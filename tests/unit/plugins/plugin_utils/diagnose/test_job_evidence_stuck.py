@@ -1,0 +1,41 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The job evidence summary of the hang where every rank waits in one collective: RAS's counts agree,
+so no rank is odd, but every rank's stack stands in the same collective."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import job_evidence
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.plugin_utils.diagnose.test_job_evidence import NODES
+
+
+def agreeing(index, frame="all_reduce", unmoved_s=10.0):
+    ranks = [{"rank": 2 * index + local, "local_rank": local, "pid": 100 + local, "flight_recorder": 1,
+              "frame": frame} for local in range(2)]
+    return {"node": NODES[index], "job": "4242", "archive": "/var/tmp/x.tar.gz", "processes": 3, "ranks": ranks,
+            "ras": {"state": "ok", "odd_ranks": [], "unmoved_s": unmoved_s}, "verdicts": [], "findings": [], "xids": [], "masked": 0,
+            "inspector": None, "parts": {}}
+
+
+def test_every_rank_standing_in_one_collective_is_named_as_stuck():
+    results = dict((host, agreeing(i)) for i, host in enumerate(NODES))
+    summary = job_evidence.summarize(results, NODES)
+    assert summary["stuck"] == {"frame": "all_reduce", "ranks": 8, "unmoved_s": 10.0} and summary["hung"] is True
+    assert summary["headline"].startswith("every rank whose stack was read (8) stands in all_reduce")
+    assert [f["severity"] for f in summary["findings"] if f["subject"] == "job 4242"] == ["fail"]
+
+
+def test_ranks_that_agree_outside_a_collective_are_not_stuck():
+    # between steps, in the data loader: the same frame everywhere, and no collective in it
+    results = dict((host, agreeing(i, frame="__next__")) for i, host in enumerate(NODES))
+    summary = job_evidence.summarize(results, NODES)
+    assert summary["stuck"] is None and summary["headline"].startswith("no rank stands out")
+
+
+def test_a_healthy_job_caught_mid_collective_is_not_stuck():
+    # every rank in all_reduce at the moment of the dump, but the counts moved while RAS was watched
+    results = dict((host, agreeing(i, unmoved_s=0)) for i, host in enumerate(NODES))
+    summary = job_evidence.summarize(results, NODES)
+    assert summary["stuck"] is None and summary["hung"] is False
