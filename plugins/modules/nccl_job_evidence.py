@@ -225,6 +225,12 @@ inspector:
   returned: always
   type: list
   elements: dict
+slow_gpus:
+  description: The node's GPUs slower than its other GPUs by the straggler test (with O(inspector_dir)) -
+    C(job), C(comm), C(collective), C(message_size), C(gpu), C(gbs) and C(ratio) to the node's other GPUs' median.
+  returned: always
+  type: list
+  elements: dict
 parts:
   description: Per part (C(ras), C(processes), C(nccl_env), C(stacks), C(flight_recorder), C(gpus), C(kernel),
     C(logs), C(job_output), C(slurm), C(inspector)) whether it was had whole, its files, and the reasons it was not

@@ -140,9 +140,14 @@ inspector:
         the node's GPUs.
       type: list
       elements: dict
+    slow_gpus:
+      description: The GPUs slower than the node's other GPUs for the same job, collective and size (below 0.85 of
+        their median and three scaled MADs), with C(gpu), C(comm), C(gbs) and C(ratio).
+      type: list
+      elements: dict
   sample: {"files": 8, "stale_files": 0, "skipped_files": 0, "skipped_lines": 0, "skipped_series": 0,
            "bandwidth": [{"job": "4242", "comm": "DP Group 0", "collective": "AllReduce", "message_size": "4-5GB",
-                          "gbs": 181.2}]}
+                          "gbs": 181.2}], "slow_gpus": []}
 reason:
   description: Why no status could be judged (RV(state) C(none) or C(unknown)).
   returned: when RV(state) is C(none) or C(unknown)

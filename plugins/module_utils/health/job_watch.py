@@ -47,6 +47,9 @@ FAMILIES = (
     ("gpudirect_job_bus_bandwidth_gbs", "gauge",
      "The node's bus bandwidth (median of its GPUs, NCCL Inspector's last interval) per job, communicator, "
      "collective and message size"),
+    ("gpudirect_job_slow_gpu", "gauge",
+     "A GPU's bus bandwidth as a share of its node's other GPUs' median (NCCL Inspector), for the GPUs below "
+     "it by the straggler test: a slow GPU the node's median hides"),
 )
 _BY_KIND = {"hang": "gpudirect_job_hang", "dead_rank": "gpudirect_job_dead_rank",
             "dead_peer": "gpudirect_job_dead_rank", "unresponsive_rank": "gpudirect_job_unresponsive_rank",
@@ -221,4 +224,8 @@ class JobWatch(object):
                 labels = (("slurm_job", row["job"]), ("comm", row["comm"]), ("collective", row["collective"]),
                           ("message_size", row["message_size"]))
                 out["gpudirect_job_bus_bandwidth_gbs"].append((labels, float(row["gbs"])))
+            for row in self.inspector.get("slow_gpus") or []:
+                labels = (("slurm_job", row["job"]), ("comm", row["comm"]), ("collective", row["collective"]),
+                          ("message_size", row["message_size"]), ("gpu", row["gpu"]))
+                out["gpudirect_job_slow_gpu"].append((labels, float(row["ratio"])))
         return prom_text.render(FAMILIES, out)

@@ -16,8 +16,9 @@ followed, no FIFO or device opened), each up to a size bound, and labels are par
 Across the job's nodes, for each (job, communicator, collective, size bucket), a node is slow in an
 interval when its bandwidth is below `ratio` of the nodes' median and below the median by more than
 `mad_k` scaled median absolute deviations (robust: the slow node cannot pull the median or the
-spread towards itself, as it would a mean). A node slow in `persist` intervals in a row is a
-straggler. Plain Python (no ansible import): the node health agent ships it.
+spread towards itself, as it would a mean). A node slow on a series in `persist` intervals in a row
+is a straggler on it; the Prometheus rule judges each series alike. Within a node, each GPU is judged
+by the same test against the node's other GPUs (the node's median hides one slow GPU of eight). Plain Python (no ansible import): the node health agent ships it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -165,30 +166,64 @@ def node_bandwidths(samples):
     return dict((key, median(values)) for key, values in per_key.items())
 
 
-def slow_nodes(interval, min_nodes=4, ratio=0.85, mad_k=3.0):
-    """{node: (worst ratio to the median, the key it was worst on)} for one interval.
+def _outliers(values, ratio, mad_k):
+    """{name: value / median} of the values below ratio of their median and below it by more than mad_k
+    scaled MADs: the one test of slowness, across nodes and across a node's GPUs."""
+    middle = median(values.values())
+    if middle <= 0:
+        return {}
+    spread = MAD_SCALE * median([abs(v - middle) for v in values.values()])
+    return dict((name, value / middle) for name, value in values.items()
+                if value < ratio * middle and middle - value > mad_k * spread)
+
+
+def slow_series(interval, min_nodes=4, ratio=0.85, mad_k=3.0):
+    """{(node, key): its ratio to the median} of every series a node is slow on in this interval.
 
     interval: {node: {series key: bandwidth}}. A key seen on fewer than min_nodes nodes is not judged
-    (two or three nodes have no majority to compare with). A node is slow when it is slow on at
-    least half of the keys it was judged on."""
-    judged, slow = {}, {}
+    (two or three nodes have no majority to compare with). This is, series by series, what the
+    Prometheus rule GPUDirectJobStraggler computes (tests/unit/monitoring proves they agree): whoever
+    judges the same bandwidths names the same node for the same collective and size."""
+    out = {}
     keys = set(key for values in interval.values() for key in values)
     for key in keys:
         values = dict((node, bw[key]) for node, bw in interval.items() if key in bw)
         if len(values) < min_nodes:
             continue
-        middle = median(values.values())
-        if middle <= 0:
-            continue
-        spread = MAD_SCALE * median([abs(v - middle) for v in values.values()])
-        for node, value in values.items():
-            judged.setdefault(node, []).append(key)
-            if value < ratio * middle and middle - value > mad_k * spread:
-                slow.setdefault(node, []).append((value / middle, key))
+        for node, share in _outliers(values, ratio, mad_k).items():
+            out[(node, key)] = round(share, 3)
+    return out
+
+
+def slow_nodes(interval, min_nodes=4, ratio=0.85, mad_k=3.0):
+    """{node: (worst ratio to the median, the key it was worst on)} of the nodes slow on any series."""
     out = {}
-    for node, hits in slow.items():
-        if 2 * len(hits) >= len(judged[node]):
-            out[node] = min(hits)
+    for (node, key), share in slow_series(interval, min_nodes, ratio, mad_k).items():
+        if node not in out or (share, key) < out[node]:
+            out[node] = (share, key)
+    return out
+
+
+def slow_gpus(samples, min_gpus=4, ratio=0.85, mad_k=3.0):
+    """The GPUs of one node slower than its other GPUs: [{job, comm, collective, message_size, gpu, gbs,
+    ratio}]. The node's median, which the cross-node judgment compares, hides one slow GPU of eight.
+    Each GPU's bandwidth in each communicator is judged, by the same test, against the node's other GPUs
+    for the same job, collective and size, whatever communicator they are in: with one data-parallel
+    group per GPU rail, a GPU whose NIC or PCIe path is slow is the one whose group is slow. Fewer than
+    min_gpus values are not judged."""
+    per_key = {}
+    for sample in samples:
+        if sample["metric"] in (BANDWIDTH, "nccl_p2p_bus_bandwidth_gbs"):
+            job, comm, collective, size = series_key(sample["labels"])
+            gpu = safe_text.one_line(sample["labels"].get("gpu", "?"), 100)
+            per_key.setdefault((job, collective, size), {})[(gpu, comm)] = sample["value"]
+    out = []
+    for (job, collective, size), values in sorted(per_key.items()):
+        if len(values) < min_gpus:
+            continue
+        for (gpu, comm), share in sorted(_outliers(values, ratio, mad_k).items()):
+            out.append({"job": job, "comm": comm, "collective": collective, "message_size": size, "gpu": gpu,
+                        "gbs": values[(gpu, comm)], "ratio": round(share, 3)})
     return out
 
 
@@ -272,7 +307,8 @@ def read_dir(directory, stale_s, now=None, max_bytes=16 * 1024 * 1024, max_files
                  for key, value in sorted(node_bandwidths(samples).items())]
     # the job names its communicators: a bound on the series keeps Prometheus's cardinality the operator's
     return {"files": files, "stale_files": stale, "skipped_files": skipped_files, "skipped_lines": skipped,
-            "skipped_series": max(len(bandwidth) - max_series, 0), "bandwidth": bandwidth[:max_series]}
+            "skipped_series": max(len(bandwidth) - max_series, 0), "bandwidth": bandwidth[:max_series],
+            "slow_gpus": slow_gpus(samples)[:max_series]}
 
 
 class StragglerWatch(object):
@@ -286,19 +322,20 @@ class StragglerWatch(object):
     def observe(self, interval):
         """Verdicts for this interval: {node, job, comm, collective, message_size, ratio, intervals,
         finding}."""
-        slow = slow_nodes(interval, self.min_nodes, self.ratio, self.mad_k)
-        self.streak = dict((node, self.streak.get(node, 0) + 1) for node in slow)
+        slow = slow_series(interval, self.min_nodes, self.ratio, self.mad_k)
+        # series by series, as the Prometheus rule's `for` holds each of its alerts
+        self.streak = dict((item, self.streak.get(item, 0) + 1) for item in slow)
         verdicts = []
-        for node in sorted(slow):
-            if self.streak[node] < self.persist:
+        for node, key in sorted(slow):
+            if self.streak[(node, key)] < self.persist:
                 continue
-            worst, (job, comm, collective, size) = slow[node]
+            worst, (job, comm, collective, size) = slow[(node, key)], key
             cause = ("a straggler: %s's %s bus bandwidth (%s, communicator %s%s) is %.2f of its peers' median, "
                      "%d intervals in a row" % (safe_text.one_line(node), safe_text.one_line(collective),
                                                 safe_text.one_line(size), safe_text.one_line(comm),
                                                 ", job %s" % safe_text.one_line(job) if job != "unknown" else "",
-                                                worst, self.streak[node]))
+                                                worst, self.streak[(node, key)]))
             verdicts.append({"node": node, "job": job, "comm": comm, "collective": collective,
-                             "message_size": size, "ratio": round(worst, 3), "intervals": self.streak[node],
+                             "message_size": size, "ratio": round(worst, 3), "intervals": self.streak[(node, key)],
                              "finding": fd.make("job", safe_text.one_line(node), "warn", cause)})
         return verdicts

@@ -1036,12 +1036,12 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
         lines = _guard(bundle, "job_output", _output_part, bundle, path, owner, within) or []
         diag.extend(dict(item, source=path) for item in lines)
         findings.extend(diag_findings(lines, path))
-    bandwidth = None
+    bandwidth, slow_gpus = None, []
     if params["inspector_dir"] and not late("inspector"):
         read = _guard(bundle, "inspector", within, inspector_read, params["inspector_dir"],
                       params["inspector_stale_s"], min(16 * 1024 * 1024, bundle.max_bytes, bundle.room()))
         if read is not None:
-            bandwidth = read["bandwidth"]
+            bandwidth, slow_gpus = read["bandwidth"], read["slow_gpus"]
             if read["skipped_files"]:
                 bundle.lack("inspector", "%d entr%s left out of %s: a link, FIFO, device or socket, or a file "
                             "changed while read" % (read["skipped_files"], "y" if read["skipped_files"] == 1
@@ -1052,7 +1052,7 @@ def collect(params, run, bundle, ask, clock, sleep, root="/", wall=time.time):
               "since": since, "ras": ras,
               "verdicts": [dict((k, v[k]) for k in ("kind", "comm", "ranks", "hosts")) for v in verdicts],
               "ranks": out_ranks, "processes": len(procs), "xids": xids, "diag": diag, "findings": findings,
-              "inspector": bandwidth, "masked": bundle.masked, "parts": bundle.parts}
+              "inspector": bandwidth, "slow_gpus": slow_gpus, "masked": bundle.masked, "parts": bundle.parts}
     bundle.put("manifest", "manifest.json", json.dumps(result, indent=1, sort_keys=True) + "\n", counted=False)
     return result
 

@@ -145,13 +145,20 @@ def _read(host, result, names):
         if gbs is not None:
             key = tuple(_text(row.get(k), 100) for k in ("job", "comm", "collective", "message_size"))
             rows.append((key, gbs))
+    slow_gpus = []
+    for row in _mappings(result.get("slow_gpus"), _field("slow_gpus")):
+        share = _gbs(row.get("ratio"))
+        if share is not None and share < 1:
+            slow_gpus.append(dict([(k, _text(row.get(k), 100)) for k in ("gpu", "job", "comm", "collective",
+                                                                          "message_size")], node=host,
+                                  ratio=round(share, 3)))
     xids = [_int(x.get("xid")) for x in _mappings(result.get("xids"), _field("xids"))]
     node = {"host": host, "gathered": bool(result.get("archive")) or bool(ranks),
             "ranks": [number for number, _frame in ranks], "ras": _text(ras.get("state"), 40) or "-",
             "processes": _int(result.get("processes")) or 0, "lacking": lacking, "xids": xids,
             "masked": _int(result.get("masked")) or 0}
     return {"node": node, "job": _text(result.get("job"), 100), "findings": findings, "odd": odd, "hangs": hangs,
-            "ranks": ranks, "rows": rows, "unmoved_s": unmoved}
+            "ranks": ranks, "rows": rows, "unmoved_s": unmoved, "slow_gpus": slow_gpus}
 
 
 def _not_gathered(host, reason):
@@ -165,7 +172,7 @@ def summarize(results, hosts, names=None, min_nodes=4):
     other nodes are summarised as ever."""
     names = names if isinstance(names, dict) else {}
     nodes, findings, odd, hangs, frames, where, bandwidth, jobs = [], [], {}, 0, {}, {}, {}, {}
-    unmoved = 0.0
+    unmoved, slow_gpus = 0.0, []
     for host in hosts:
         result = results.get(host)
         if isinstance(result, dict) and "parts" in result and not result.get("failed"):
@@ -199,16 +206,23 @@ def summarize(results, hosts, names=None, min_nodes=4):
                 where[number] = host
         for key, gbs in got["rows"]:
             bandwidth.setdefault(host, {})[key] = gbs
+        slow_gpus.extend(got["slow_gpus"])
     findings = _unique(findings)
     odd_stack = nccl_job_evidence.odd_frames(frames)
     common = _common_frame(frames, odd_stack)
     stragglers = []
-    for host, (ratio, key) in sorted(nccl_inspector.slow_nodes(bandwidth, min_nodes=min_nodes).items()):
+    # series by series, as the node agent's data is judged by the Prometheus rule
+    for (host, key), ratio in sorted(nccl_inspector.slow_series(bandwidth, min_nodes=min_nodes).items()):
         stragglers.append({"node": host, "ratio": round(ratio, 3), "job": key[0], "comm": key[1],
                            "collective": key[2], "message_size": key[3]})
         findings.append(fd.make("job", host, "warn",
                                 "straggler: %s %s of job %s (%s) at %.2f of the job's nodes' median bus bandwidth"
                                 % (key[2], key[3], key[0], key[1], ratio), host=host))
+    for item in slow_gpus:
+        findings.append(fd.make("job", "%s %s" % (item["node"], item["gpu"]), "warn",
+                                "slow GPU: %s %s of job %s (%s) at %.2f of its node's other GPUs' bus bandwidth"
+                                % (item["collective"], item["message_size"], item["job"], item["comm"], item["ratio"]),
+                                host=item["node"]))
     odd_list = [odd[key] for key in sorted(odd)]
     job = max(sorted(jobs.items()), key=lambda item: item[1])[0] if jobs else None
     stuck = None
@@ -220,7 +234,8 @@ def summarize(results, hosts, names=None, min_nodes=4):
         findings.append(fd.make("job", "job %s" % (job or "?"), "fail", _stuck_line(stuck)))
     return {
         "job": job,
-        "headline": safe_text.one_line(_headline(odd_list, hangs, odd_stack, where, common, stragglers, stuck),
+        "headline": safe_text.one_line(_headline(odd_list, hangs, odd_stack, where, common, stragglers, stuck,
+                                                 slow_gpus),
                                        MAX_LINE),
         "odd_ranks": odd_list,
         "hung": bool(hangs) or stuck is not None,
@@ -228,6 +243,7 @@ def summarize(results, hosts, names=None, min_nodes=4):
         "odd_stacks": [{"rank": rank, "node": where.get(rank), "frame": frame, "others_in": common}
                        for rank, frame in sorted(odd_stack.items())],
         "stragglers": stragglers,
+        "slow_gpus": slow_gpus,
         "nodes": nodes,
         "findings": findings,
     }
@@ -260,7 +276,7 @@ def _stuck_line(stuck):
             % (stuck["ranks"], stuck["frame"], stuck["unmoved_s"]))
 
 
-def _headline(odd, hangs, odd_stack, where, common, stragglers, stuck=None):
+def _headline(odd, hangs, odd_stack, where, common, stragglers, stuck=None, slow_gpus=None):
     parts = [_stuck_line(stuck)] if stuck else []
     for rank in odd[:4]:
         parts.append("rank %d on %s is the odd one in communicator %s%s: it issued %s"
@@ -271,6 +287,8 @@ def _headline(odd, hangs, odd_stack, where, common, stragglers, stuck=None):
                      % (rank, where.get(rank, "?"), frame, common or "another function"))
     for item in stragglers[:4]:
         parts.append("%s is a straggler (%.2f of the median bandwidth)" % (item["node"], item["ratio"]))
+    for item in (slow_gpus or [])[:4]:
+        parts.append("%s %s is slow (%.2f of its node's other GPUs)" % (item["node"], item["gpu"], item["ratio"]))
     return "; ".join(parts) or "no rank stands out: RAS's counts agree, the stacks agree and no node is slow"
 
 

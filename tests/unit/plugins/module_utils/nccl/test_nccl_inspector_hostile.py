@@ -39,7 +39,8 @@ def test_a_fifo_is_skipped_not_opened_for_a_read_that_never_ends(tmp_path):
     result = read_within(tmp_path)
     if result is None:  # release the blocked reader before failing
         os.close(os.open(str(fifo), os.O_WRONLY | os.O_NONBLOCK))
-    assert result == {"files": 1, "stale_files": 0, "skipped_files": 1, "skipped_lines": 0, "skipped_series": 0, "bandwidth": BANDWIDTH}
+    assert result == {"files": 1, "stale_files": 0, "skipped_files": 1, "skipped_lines": 0, "skipped_series": 0, "bandwidth": BANDWIDTH,
+                      "slow_gpus": []}
 
 
 def test_a_socket_is_skipped(tmp_path):
@@ -62,7 +63,8 @@ def test_no_link_is_followed_out_of_the_directory_or_in_it(tmp_path):
     os.symlink("/dev/zero", str(dump / "nccl_inspector_metrics_GPU3.prom"))
     os.symlink("nccl_inspector_metrics_GPU0.prom", str(dump / "nccl_inspector_metrics_GPU4.prom"))
     result = read_within(dump)
-    assert result == {"files": 1, "stale_files": 0, "skipped_files": 4, "skipped_lines": 0, "skipped_series": 0, "bandwidth": BANDWIDTH}
+    assert result == {"files": 1, "stale_files": 0, "skipped_files": 4, "skipped_lines": 0, "skipped_series": 0, "bandwidth": BANDWIDTH,
+                      "slow_gpus": []}
 
 
 def test_a_directory_named_like_a_file_is_skipped(tmp_path):

@@ -39,3 +39,16 @@ def test_a_healthy_job_caught_mid_collective_is_not_stuck():
     results = dict((host, agreeing(i, unmoved_s=0)) for i, host in enumerate(NODES))
     summary = job_evidence.summarize(results, NODES)
     assert summary["stuck"] is None and summary["hung"] is False
+
+
+def test_a_slow_gpu_a_node_reported_is_named_and_a_wrong_shape_costs_only_that_node():
+    results = dict((host, agreeing(i, unmoved_s=0)) for i, host in enumerate(NODES))
+    results[NODES[2]]["slow_gpus"] = [{"job": "4242", "comm": "DP Group 5", "collective": "AllReduce",
+                                       "message_size": "4-5GB", "gpu": "GPU5\nforged", "gbs": 100.0, "ratio": 0.556}]
+    results[NODES[3]]["slow_gpus"] = "GPU1"
+    summary = job_evidence.summarize(results, NODES)
+    assert [(g["node"], g["ratio"]) for g in summary["slow_gpus"]] == [(NODES[2], 0.556)]
+    assert "\n" not in summary["slow_gpus"][0]["gpu"] and summary["slow_gpus"][0]["gpu"].startswith("GPU5")
+    assert "is slow (0.56 of its node's other GPUs)" in summary["headline"] and "\n" not in summary["headline"]
+    assert [n["gathered"] for n in summary["nodes"]] == [True, True, True, False]
+    assert "evidence field slow_gpus" in summary["nodes"][3]["reason"]
