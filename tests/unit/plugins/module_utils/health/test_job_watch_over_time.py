@@ -70,3 +70,16 @@ def test_without_an_activity_sampler_agreeing_counts_stay_quiet():
         clock.now = now
         watch.poll()
     assert watch.verdicts == [] and watch.news() == []
+
+
+def test_a_slow_gpu_inside_the_node_is_published_for_the_rule(tmp_path):
+    from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_inspector_slow_gpu import (
+        gpu_file)
+    (tmp_path / "nccl_inspector_metrics_a.prom").write_text(gpu_file("a3u-3", [180.0] * 7 + [108.0]))
+    watch = job_watch.JobWatch(status=lambda **kw: status_doc([0]), monitor=no_monitor, clock=Clock(),
+                               inspector_dir=str(tmp_path))
+    watch.poll()
+    text = watch.metrics(0.0)
+    assert ('gpudirect_job_slow_gpu{slurm_job="4242",comm="DP Group 0",collective="AllReduce",'
+            'message_size="4-5GB",gpu="GPU7"} 0.6') in text
+    assert text.count("gpudirect_job_slow_gpu{") == 1
