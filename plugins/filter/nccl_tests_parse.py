@@ -17,6 +17,8 @@ def nccl_tests_parse(data, collective=None):
     res = nccl_parse.parse(data, collective=collective)
     # what NCCL echoed of its environment, as every other writer shows it (credentials masked)
     res["env_set"] = dict((nccl_env_used.shown(k), nccl_env_used.shown(v)) for k, v in res["env_set"].items())
+    res["env_invalid"] = dict((nccl_env_used.shown(k), nccl_env_used.shown(v)) for k, v in res["env_invalid"].items())
+    res["plugins"] = nccl_env_used.shown_plugins(res["plugins"])
     return res
 
 

@@ -47,10 +47,53 @@ _EXIT_CODE = re.compile(r"Exit code:\s*(\d+)")
 _ERROR_LINE = re.compile(r"^error:\s*(\S.*)$")
 _NCCL_INFO = re.compile(r"\bNCCL (INFO|WARN)\b\s?(.*)$")
 _USING_NET = re.compile(r"Using network (\S+)")
-# NCCL_DEBUG_SUBSYS=ENV: each variable NCCL read, "NCCL_IB_DISABLE set by environment to 0."
-_ENV_SET = re.compile(r"^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?\s*$")
-# an environment plugin that answers NCCL's variable reads (NCCL 2.28+): "ENV/Plugin: Using <name> (v1)"
-_ENV_PLUGIN = re.compile(r"ENV/Plugin: Using (.+?)(?: \(v\d+\).*)?\s*$")
+# Each form in which NCCL (and the GPUDirect plugins, which copy its helpers) prints a value it uses, as
+# (pattern, what the name starts with, group of the rest of the name, group of the value). /etc/nccl.conf and
+# NCCL_CONF_FILE reach NCCL as environment variables (setenv without overwrite), so their values print as the
+# first form.
+_ENV_FORMS = (
+    # ncclLoadParam "%s set by environment to %lld." and the string reads "NCCL_X set by environment to %s";
+    # socket.cc/net_ib "NCCL_SOCKET_IFNAME set to %s", "NCCL_IB_HCA set to %s", the tuner loader's
+    # "TUNER/Plugin: NCCL_TUNER_PLUGIN set to %s"; the TCPX plugin "... set by environment to: %s"
+    (re.compile(r"^(?:[A-Za-z0-9_]+/[A-Za-z0-9_]+ ?: )?(NCCL_[A-Z0-9_]+) set (?:by environment )?to:? (.*)$"),
+     "", 1, 2),
+    # init.cc: "Comm config netName reset to NCCL_NET=%s", "... reset to %d by NCCL_GRAPH_MIXING_SUPPORT=%d"
+    (re.compile(r"^Comm config \S+ reset to (?:\S+ by )?(NCCL_[A-Z0-9_]+)=(.*)$"), "", 1, 2),
+    # the TCPX plugin: "TCPX_GPUDIRECTTCPX_TX_BINDINGS %s" (the variable is NCCL_GPUDIRECTTCPX_TX_BINDINGS)
+    (re.compile(r"^TCPX_(GPUDIRECTTCPX_[A-Z0-9_]+) (.*)$"), "NCCL_", 1, 2),
+    # the TCPX plugin: "NET/GPUDirectTCPX : unix client prefix %s" (the default /tmp when unset)
+    (re.compile(r"^NET/GPUDirectTCPX : unix client prefix (.*)$"), "NCCL_GPUDIRECTTCPX_UNIX_CLIENT_PREFIX", None, 1),
+)
+# ncclLoadParam: a value strtoll could not read (out of range) and the default NCCL used instead
+_ENV_INVALID = re.compile(r"^Invalid value (.*) for (NCCL_[A-Z0-9_]+), using default (-?\d+)\.?$")
+# The plugins NCCL loaded, with the interface version where the line names one: (kind, pattern, name group,
+# version group). 2.19-2.27 "NET/Plugin: Loaded net plugin %s (v%d)" ("coll"/"collnet", 2.28 "gin", later
+# "GIN/Plugin: Loaded gin plugin"); tuner 2.19-2.20 "Using tuner plugin: '%s'", 2.21-2.27 "TUNER/Plugin: Using
+# tuner plugin %s", 2.28+ "TUNER/Plugin: Using %s (v%d)"; profiler 2.23-2.25 "PROFILER/Plugin: loaded
+# ncclProfiler_v%d.", 2.26-2.27 "PROFILER/Plugin: loaded %s", 2.28+ "PROFILER/Plugin: Loaded %s (v%d)";
+# 2.28+ "ENV/Plugin: Using %s (v%d)".
+_PLUGIN_FORMS = (
+    ("net", re.compile(r"^NET/Plugin: Loaded net plugin (.+?) \(v(\d+)\)"), 1, 2),
+    ("collnet", re.compile(r"^NET/Plugin: Loaded coll(?:net)? plugin (.+?) \(v(\d+)\)"), 1, 2),
+    ("gin", re.compile(r"^(?:NET|GIN)/Plugin: Loaded gin plugin (.+?) \(v(\d+)\)"), 1, 2),
+    ("tuner", re.compile(r"^TUNER/Plugin: Using (?!internal tuner plugin)(?:tuner plugin )?(.+?)(?: \(v(\d+)\))?$"),
+     1, 2),
+    ("tuner", re.compile(r"^Using tuner plugin: '(.*)'$"), 1, None),
+    ("profiler", re.compile(r"^PROFILER/Plugin: loaded ncclProfiler_v(\d+)\.?$"), None, 1),
+    ("profiler", re.compile(r"^PROFILER/Plugin: [Ll]oaded (.+?)(?: \(v(\d+)\))?$"), 1, 2),
+    ("env", re.compile(r"^ENV/Plugin: Using (.+?)(?: \(v(\d+)\))?$"), 1, 2),
+)
+# NCCL fell back to its own network or tuner code
+_PLUGIN_INTERNAL = (
+    ("net", re.compile(r"^NET/Plugin ?: (?:Using internal network plugin|Could not find:"
+                       r"|.*using internal implementation)")),
+    ("tuner", re.compile(r"^TUNER/Plugin: (?:Using internal tuner plugin|Could not find:.*Using internal)")),
+)
+# old numeric path levels (graph/paths.cc levelsOldToNew, 2.19 to 2.30): 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4+ SYS
+_OLD_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS")
+_LEVEL_VARS = ("NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL")
+# lists NCCL matches each interface or device against, so their order means nothing (socket.cc, net_ib)
+_UNORDERED_LISTS = ("NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_OOB_NET_IFNAME")
 # a network NCCL looked for and found no device of: "NET/IB : No device found."
 _NO_DEVICE = re.compile(r"NET/(\S+?)\s*: No device found")
 ENV_VARS_KEPT = 200
@@ -118,6 +161,10 @@ def _empty_result(collective):
         "env_set": {},
         "env_differs": [],
         "env_plugin": None,
+        # {kind: {name, version}}: net, collnet, gin, tuner, profiler, env; "internal" where NCCL fell back
+        "plugins": {},
+        # values NCCL could not read, with the default it used instead (env_set holds the default)
+        "env_invalid": {},
         "no_device": [],
         "exit_code_reported": None,
         "errors": [],
@@ -266,21 +313,101 @@ def _parse_row(tokens, layout):
     return row
 
 
+def _strtoll(text):
+    """What C's strtoll(text, NULL, 0) reads of a value (NCCL's integer parameters), or None where it reads no
+    digit: leading blanks and a sign, 0x for hex, a leading 0 for octal, and it stops at the first other
+    character."""
+    m = re.match(r"\s*([-+]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))", text or "")
+    # more digits than any 64-bit number has: strtoll saturates, and Python would refuse to read them
+    if not m or len(m.group(0)) > 64:
+        return None
+    value = int(m.group(2), 16) if m.group(2) else int(m.group(3), 8) if m.group(3) else int(m.group(4))
+    return -value if m.group(1) == "-" else value
+
+
+def _level(text):
+    """A path level (NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL) as NCCL reads it: a name as given (strcmp), or an
+    old number mapped to its name."""
+    number = _strtoll(text) if re.match(r"^[0-9]", text) else None
+    return text if number is None else _OLD_LEVELS[min(number, len(_OLD_LEVELS) - 1)]
+
+
+def _items(text):
+    """An interface or device list as NCCL matches it: its leading ^ (exclude) and = (exact) and the set of
+    items. Items are not trimmed: NCCL does not trim them either."""
+    mods = re.match(r"^\^?=?", text).group(0)
+    return mods, frozenset(item for item in text[len(mods):].split(","))
+
+
+def same_value(name, one, other):
+    """Whether two spellings of a variable's value mean the same to NCCL: blanks at either end, the same number
+    as strtoll reads it (NCCL prints the number it read: NCCL_IB_DISABLE=00 prints 0), the same path level,
+    or the same interface/device list in another order."""
+    if one is None or other is None:
+        return one is other
+    one, other = str(one).strip(), str(other).strip()
+    if one == other:
+        return True
+    if name in _LEVEL_VARS:
+        return _level(one) == _level(other)
+    if name in _UNORDERED_LISTS:
+        return _items(one) == _items(other)
+    for printed, given in ((one, other), (other, one)):
+        if re.match(r"^-?[0-9]{1,20}$", printed) and _strtoll(given) == int(printed):
+            return True
+    return False
+
+
+def _read_value(name, value, res):
+    """One value NCCL said it used: the first per variable is kept; another spelling of it is no difference."""
+    seen = res["env_set"].get(name)
+    if seen is None and len(res["env_set"]) < ENV_VARS_KEPT:
+        res["env_set"][name] = value
+    elif seen is not None and not same_value(name, seen, value) and name not in res["env_differs"]:
+        res["env_differs"].append(name)
+
+
+def _plugin_line(body, res):
+    """The plugins NCCL loaded and their interface versions; a plugin loaded after a name NCCL could not find
+    replaces the fallback."""
+    plugins = res["plugins"]
+    for kind, pattern, name_group, version_group in _PLUGIN_FORMS:
+        m = pattern.match(body)
+        if m:
+            if (plugins.get(kind) or {}).get("name") in (None, "internal") or kind not in plugins:
+                version = m.group(version_group) if version_group else None
+                plugins[kind] = {"name": m.group(name_group).strip() if name_group else None,
+                                 "version": int(version) if version else None}
+            return True
+    for kind, pattern in _PLUGIN_INTERNAL:
+        if pattern.match(body):
+            plugins.setdefault(kind, {"name": "internal", "version": None})
+            return True
+    return False
+
+
 def _env_line(body, res):
-    """The environment NCCL used, from its ENV lines, the environment plugin it loaded and the networks it
-    found no device of."""
-    m = _ENV_SET.match(body)
+    """The environment NCCL used, in each form NCCL and the net plugins print a value in, the plugins it loaded
+    and the networks it found no device of."""
+    for pattern, head, name_group, value_group in _ENV_FORMS:
+        m = pattern.match(body)
+        if m:
+            value = m.group(value_group).strip()
+            # ncclLoadParam ends its line with a full stop
+            value = value[:-1].rstrip() if value.endswith(".") else value
+            if value != "(null)":
+                _read_value(head + (m.group(name_group) if name_group else ""), value, res)
+            return
+    m = _ENV_INVALID.match(body)
     if m:
-        name, value = m.group(1), m.group(2).strip()
-        seen = res["env_set"].get(name)
-        if seen is None and len(res["env_set"]) < ENV_VARS_KEPT:
-            res["env_set"][name] = value
-        elif seen is not None and seen != value and name not in res["env_differs"]:
-            res["env_differs"].append(name)
+        name = m.group(2)
+        if name not in res["env_invalid"] and len(res["env_invalid"]) < ENV_VARS_KEPT:
+            res["env_invalid"][name] = m.group(1)
+        _read_value(name, m.group(3), res)
         return
-    m = _ENV_PLUGIN.search(body)
-    if m and not res["env_plugin"]:
-        res["env_plugin"] = m.group(1).strip()
+    if _plugin_line(body, res):
+        env = res["plugins"].get("env")
+        res["env_plugin"] = env["name"] if env else None
         return
     m = _NO_DEVICE.search(body)
     if m and m.group(1) not in res["no_device"]:

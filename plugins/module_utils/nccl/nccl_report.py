@@ -128,16 +128,34 @@ def _masked_nccl_env(used):
                      for k, v in effective.items())
     conflicts = [dict(c, subject=shown(c.get("subject")), cause=shown(c.get("cause")))
                  for c in used.get("conflicts") or [] if isinstance(c, dict)]
-    return {"plugin": shown(used.get("plugin")), "effective": effective, "conflicts": conflicts}
+    plugins = used.get("plugins") if isinstance(used.get("plugins"), dict) else {}
+    plugins = dict((shown(kind), {"name": shown(item.get("name")), "version": _version(item.get("version"))})
+                   for kind, item in plugins.items() if isinstance(item, dict))
+    return {"plugin": shown(used.get("plugin")), "plugins": plugins, "network": shown(used.get("network")),
+            "effective": effective, "conflicts": conflicts}
+
+
+def _version(value):
+    """A plugin interface version as an int, or None (a result from elsewhere may carry anything)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def nccl_env_section(report):
     """What NCCL used of each variable and where it came from, the conflicts first."""
     used = report.get("nccl_env")
-    if not used or not (used.get("effective") or used.get("conflicts")):
+    if not used or not (used.get("effective") or used.get("conflicts") or used.get("plugins") or used.get("network")):
         return ""
     parts = ["<h2>NCCL environment as NCCL used it</h2>",
-             "<p>Environment plugin: %s</p>" % esc(used.get("plugin") or "none")]
+             "<p>Environment plugin: %s</p>" % esc(used.get("plugin") or "none"),
+             "<p>Network: %s</p>" % esc(used.get("network") or "not said")]
+    plugins = used.get("plugins") or {}
+    if plugins:
+        parts.append("<table><tr><th>plugin</th><th>name</th><th>interface</th></tr>")
+        parts += ["<tr><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+            esc(kind), esc(plugins[kind].get("name") or "not named"),
+            esc("" if plugins[kind].get("version") is None else "v%d" % plugins[kind]["version"]))
+            for kind in sorted(plugins)]
+        parts.append("</table>")
     if used.get("conflicts"):
         parts.append("<ul>")
         parts += ["<li class=\"%s\">%s %s: %s</li>"

@@ -94,7 +94,9 @@ def placed_pairwise_result():
 def test_html_pair_matrix_section_names_the_slow_pairs():
     report = nccl_report.build_report(placed_pairwise_result(), "run1")
     html = nccl_report.to_html(report)
-    section = html[html.index("<h2>Pair busbw matrix: all_gather</h2>"):html.index("<h2>Nodes</h2>")]
+    start = html.index("<h2>Pair busbw matrix: all_gather</h2>")
+    # up to the next section (the NCCL environment's, which names the network and plugins, or the nodes')
+    section = html[start:html.index("<h2>", start + 1)]
     svg = section[section.index("<svg"):section.index("</svg>") + 6]
     root = ET.fromstring(svg)
     titled = [r for r in root.iter(SVG + "rect") if r.find(SVG + "title") is not None]
