@@ -119,20 +119,26 @@ def prerequisite_problems(nodes, problems, shown=8):
     return out
 
 
-def version_qualification(nodes, families, versions, plugin_version=None, shown=8):
+def version_qualification(nodes, families, versions, plugin_version=None, shown=8, severity=""):
     """One line per way the nodes' driver, CUDA or NCCL is outside what their plugin release was qualified
-    with (plays.qualification), with the nodes it holds for: the first few named, the rest counted.
+    with, or below the family's floor (plays.qualification), with the nodes it holds for: the first few
+    named, the rest counted.
 
     families and versions hold one entry per node (gpu_family, and gpu_versions_info's versions); a node
-    without an installed plugin is judged against plugin_version, the release this run installs."""
+    without an installed plugin is judged against plugin_version, the release this run installs.
+    severity: "fail" keeps only what is refused whatever the strictness (a floor), "warn" only the rest,
+    "" both."""
     nodes = list(nodes or [])
+    if severity not in ("", "fail", "warn"):
+        raise AnsibleFilterError("_version_qualification: severity must be fail, warn or empty, got %r" % (severity,))
     families, versions = list(families or []), list(versions or [])
     if not len(families) == len(versions) == len(nodes):
         raise AnsibleFilterError("_version_qualification: %d node(s), %d family(ies), %d version record(s)"
                                  % (len(nodes), len(families), len(versions)))
     per_node = [["%s: %s" % (item["component"], item["cause"])
                  for item in qualification.check(family, ver if isinstance(ver, Mapping) else {},
-                                                 plugin_version=plugin_version or None)]
+                                                 plugin_version=plugin_version or None)
+                 if not severity or item["severity"] == severity]
                 for family, ver in zip(families, versions)]
     return prerequisite_problems(nodes, per_node, shown=shown)
 

@@ -40,6 +40,12 @@ Source keys used in the comments (in brackets, and first in each "source" value)
   CTX  cluster-toolkit's A4X Max example (examples/machine-learning/a4x-maxgpu-4g-metal at 11299f6:
        a4xmax-bm-slurm-blueprint.yaml, system_benchmarks/run-nccl-tests-via-ramble.sh)
   NVCC NVIDIA "CUDA GPU Compute Capability" table
+  GIBRN Google "NCCL/gIB release notes" (ai-hypercomputer/docs/nccl/release-notes-x86 and release-notes-arm64):
+       per release its date, installer images with their SHA256, packages, the CUDA it was built with, and a
+       version-compatibility table per machine series (bundled and supported NCCL); read 2026-12, newest
+       release v1.1.2 of 2026-05-14
+  NVCUDA NVIDIA CUDA Toolkit release notes (the minimum Linux driver of each toolkit release)
+  NCCLGH NVIDIA/nccl GitHub issues (2186: GB200 needs NCCL 2.25.1 or newer)
 
 A family that is another plus a few differences is declared that way (_based_on),
 so the facts they share are written once.
@@ -391,8 +397,53 @@ _GUEST_HELD = ["google-compute-engine", "google-compute-engine-oslogin", "google
 
 
 # An HGX board: 8 GPUs of 18 NVLink links each through NVSwitches [NVHW], which need
-# nvidia-fabricmanager running in the VM that owns them [NVFM]; CT's images hold its package [CT]
-_HGX_NVLINK = {"nvlinks": 18, "fabric_manager": True, "fabric": False}
+# nvidia-fabricmanager running in the VM that owns them [NVFM]; CT's images hold its package [CT].
+# nvlink_gpu_gbps: a GPU's NVLink bandwidth as NVIDIA states it, both directions of all its links together:
+# 900 GB/s for H100 and H200 (NVLink 4) [NVHW]. nvlink_floor.py divides it into the per-link floor.
+_HGX_NVLINK = {"nvlinks": 18, "fabric_manager": True, "fabric": False, "nvlink_gpu_gbps": 900.0}
+
+
+def _floor_of(version, source, date):
+    """One minimum version of the family table's floors: the version, where it is published, and when (the
+    source's own date, or the month it was read where it carries none)."""
+    return {"version": version, "source": source, "date": date}
+
+
+# What a family's nodes must run at least, each with its source; None where no source publishes one.
+# driver, cuda, nccl: refused below; dcgm: the DCGM release the family is validated with (named when older).
+# CHS's Slurm cluster validation runs DCGM 4.3.1 (nvidia+dcgm+4.3.1-1-ubuntu22.04) on every A3/A4 type;
+# DCGM 4.3 is also the first with `dcgmi mndiag` for a multi-node NVLink domain.
+_DCGM = _floor_of("4.3.1", "CHS deploy/slurm/cluster-validation.sh", "2026-12")
+_TCP_FLOORS = {
+    # TCPX/TCPXO: what each plugin release was qualified with is in its pair (rxdm.pairs); no family-wide
+    # NCCL, driver or CUDA minimum is published
+    "nccl": UNKNOWN, "driver": UNKNOWN, "cuda": UNKNOWN, "dcgm": _DCGM,
+}
+_GIB_FLOORS = {
+    # GIBRN's version-compatibility table (bundled and supported NCCL per machine series) could not be read
+    # whole: its values are not published here, so no NCCL floor for H200/B200
+    "nccl": UNKNOWN,
+    # CUDA 12.8 or newer for nccl-tests on A3 Ultra, A4 and A4X [NVM]
+    "cuda": _floor_of("12.8", "NVM", "2026-12"),
+    # the driver CUDA 12.8 GA needs (>= 570.26) [NVCUDA]; GIBRN names no driver
+    "driver": _floor_of("570.26", "NVCUDA CUDA 12.8 GA", "2025-01"),
+    "dcgm": _DCGM,
+}
+
+
+def _gib_release(image, digest):
+    """The newest gIB release in Google's release notes [GIBRN]: its installer image and digest. Built with
+    CUDA 13.0 on Ubuntu 22.04; packages nccl-gib and nccl-gib-plugins 1.1.2. The notes name no minimum
+    driver; their bundled and supported NCCL could not be read (None)."""
+    return {"version": "v1.1.2", "image": image, "digest": digest, "date": "2026-05-14",
+            "built_with": "Ubuntu 22.04 + CUDA 13.0", "packages": {"nccl-gib": "1.1.2", "nccl-gib-plugins": "1.1.2"},
+            "bundled_nccl": UNKNOWN, "supported_nccl": UNKNOWN, "source": "GIBRN"}
+
+
+_GIB_RELEASE_X86 = _gib_release(_REGISTRY + "/gpudirect-gib/nccl-plugin-gib:v1.1.2",
+                                "sha256:b71627dcf88862cd0e64434dfd0224441960db58f2022f94b5f56123659c207e")
+_GIB_RELEASE_ARM64 = _gib_release(_REGISTRY + "/gpudirect-gib/nccl-plugin-gib-arm64:v1.1.2",
+                                  "sha256:6b7950cac6e6833661d4206920f5633b6e361b18bfd5315b63f9bf4a4b84a80e")
 
 
 def _floor(gbps, source):
@@ -448,6 +499,8 @@ FAMILIES = {
             {"collective": "all_reduce", "bytes": 2 * 2 ** 30, "busbw_gbps": 66.0, "source": "SP README"},
         ],
         "avg_busbw_floor": _floor(60.0, "CHS config.py a3-highgpu"),
+        "floors": _TCP_FLOORS,
+        "gib_release": UNKNOWN,
         # nccl-tests defaults [CT a3-highgpu-8g Slurm scripts]
         "nccl_tests": {"collectives": ["all_gather", "all_reduce"], "minbytes": "1G", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 40},
@@ -497,6 +550,8 @@ FAMILIES = {
         ],
         # CHS's code default is 120; its deployed a3plus chart sets 150: followed the chart, what CHS runs
         "avg_busbw_floor": _floor(150.0, "CHS a3plus.yaml"),
+        "floors": _TCP_FLOORS,
+        "gib_release": UNKNOWN,
         # [CT a3-megagpu-8g Slurm scripts]
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "8M", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 200},
@@ -534,6 +589,8 @@ FAMILIES = {
             {"collective": "all_gather", "bytes": 8 * 2 ** 30, "busbw_gbps": 325.0, "source": "SP README"},
         ],
         "avg_busbw_floor": _floor(250.0, "CHS a3ultra.yaml"),
+        "floors": _GIB_FLOORS,
+        "gib_release": _GIB_RELEASE_X86,
         # -b 256M [CT a3-ultragpu nccl-tests; CHS nccl-gib.sh]; iterations: CT's gIB
         # benchmark scripts run 100 [CT via RMB], CHS 300 per health check; followed
         # CT, a validation run rather than a repeated health probe
@@ -548,8 +605,9 @@ FAMILIES = {
         # 18 NVLink 5 links a GPU [NVHV]; the NVSwitches sit in the rack's switch trays, managed
         # outside the VM, so the VM runs no fabric manager: each GPU's fabric state says whether it
         # joined its NVLink domain [NVHV], and IMEX shares memory across the domain's VMs [NVIMEX]
+        # NVLink 5: 1.8 TB/s a GPU, both directions [NVL72]
         "gpu": {"model": "nvidia-gb200", "count": 4, "cuda_arch": "100", "smi_name": "GB200",
-                "nvlinks": 18, "fabric_manager": False, "fabric": True},
+                "nvlinks": 18, "fabric_manager": False, "fabric": True, "nvlink_gpu_gbps": 1800.0},
         # One IMEX domain per NVLink domain: the VMs of one sub-block [AIHT; NVIMEX]; the ports are
         # config.cfg's defaults (SERVER_PORT, IMEX_CMD_PORT) [NVIMEX]; nodes_config.cfg lists the
         # domain's addresses one a line, as slurm-gcp's IMEX prolog writes it [SG]
@@ -600,6 +658,9 @@ FAMILIES = {
         # Across domains no busbw figure is published; CHS's A4X bar runs with
         # NCCL_MNNVL_ENABLE=0, i.e. over the network [CHS a4x.yaml]
         "avg_busbw_floor": _floor(160.0, "CHS a4x.yaml (NCCL_MNNVL_ENABLE=0)"),
+        # GB200 needs NCCL 2.25.1 or newer: older ones crashed at scale with NVLink paths down [NCCLGH 2186]
+        "floors": dict(_GIB_FLOORS, nccl=_floor_of("2.25.1", "NCCLGH 2186", "2026-12")),
+        "gib_release": _GIB_RELEASE_ARM64,
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "256M", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 100},  # [CT via RMB]
         "source": "CT a4x blueprints; GNB; NA4X",
@@ -634,7 +695,8 @@ FAMILIES["a3-edge"] = _based_on(FAMILIES["a3-high"], {
 # A4 is A3 Ultra with B200 GPUs: the same NIC layout [GNB], MTU, plugin and host set-up
 FAMILIES["a4"] = _based_on(FAMILIES["a3-ultra"], {
     "machine_type": "a4-highgpu-8g",
-    "gpu": {"model": "nvidia-b200", "cuda_arch": "100", "smi_name": "B200"},
+    # NVLink 5: 1.8 TB/s a GPU over its 18 links, both directions [NVHW]
+    "gpu": {"model": "nvidia-b200", "cuda_arch": "100", "smi_name": "B200", "nvlink_gpu_gbps": 1800.0},
     # B200 [GIBD; CT a4high-vm.yaml]; NVLink 5, still 18 links on an HGX B200 board [NVHW]
     "nccl_env": {"NCCL_TUNER_CONFIG_PATH": "{install_dir}/configs/tuner_config_a4.txtpb"},
     "baselines": [
@@ -653,8 +715,9 @@ FAMILIES["a4"] = _based_on(FAMILIES["a3-ultra"], {
 # asapd-lite service [CTX].
 FAMILIES["a4x-max"] = _based_on(FAMILIES["a4x"], {
     "machine_type": "a4x-maxgpu-4g-metal",
-    # compute capability 10.3 [NVCC]; no GB300 NVLink figure in the sources: GB200's (NVLink 5) stands
-    "gpu": {"model": "nvidia-gb300", "cuda_arch": "103", "smi_name": "GB300"},
+    # compute capability 10.3 [NVCC]; no GB300 NVLink figure in the sources: GB200's (NVLink 5) stands for
+    # the NVLink-domain bound (nvlink_domain_gbps), but no per-link floor is set from it
+    "gpu": {"model": "nvidia-gb300", "cuda_arch": "103", "smi_name": "GB300", "nvlink_gpu_gbps": UNKNOWN},
     # 4 CX-8 SuperNICs: 3,200 Gbps in an 8-way rail-aligned topology, so 400 Gbps a rail [GNB]. Host names
     # eth0, eth1 (NCCL_SOCKET_IFNAME), RDMA netdevs in the order the CT script lists them (UCX_NET_DEVICES)
     # [CTX]; bare metal runs Ubuntu only, so the COS names are the same
@@ -679,6 +742,10 @@ FAMILIES["a4x-max"] = _based_on(FAMILIES["a4x"], {
     },
     # no A4X Max figure is published: neither an NVLink-domain nor a network baseline, nor a floor
     "baselines": [],
+    # no GB300 NCCL floor is published (A4X's is GB200's); its plugin image (nccl-gib-a4x-max-arm64) is not in
+    # the gIB release notes, so it has no release entry
+    "floors": dict(_GIB_FLOORS),
+    "gib_release": UNKNOWN,
     "avg_busbw_floor": UNKNOWN,
     # the CT script runs ramble's defaults over these three [CTX]
     "nccl_tests": {"collectives": ["all_gather", "all_reduce", "reduce_scatter"]},

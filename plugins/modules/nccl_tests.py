@@ -83,9 +83,30 @@ options:
     description: C(-n). Default from the family table.
     type: int
   check_iters:
-    description: C(-c) correctness-check iterations; 0 skips the data check.
+    description:
+      - C(-c) correctness-check iterations; 0 skips the data check of the main sweep (never of the small sizes,
+        see O(small_min_nodes)).
     type: int
     default: 1
+  small_min_nodes:
+    description:
+      - A run over this many nodes or more also runs each collective at small sizes (O(small_minbytes) to
+        O(small_maxbytes)) across the nodes, its data checked (C(-c 1)), and judges that run on correctness, not
+        bandwidth - no wrong element at any size, a clean exit, no NCCL warning about buffer registration.
+        A failure there fails the collective, naming the size. Buffer registration and small-message faults
+        leave a large-size bandwidth run clean.
+      - In pairwise mode it runs across the nodes not found bad.
+      - C(0) turns the stage off.
+    type: int
+    default: 4
+  small_minbytes:
+    description: Smallest size of the small-size stage, C(-b) (a scalar of two floats by default).
+    type: str
+    default: "8"
+  small_maxbytes:
+    description: Largest size of the small-size stage, C(-e).
+    type: str
+    default: 64K
   slots:
     description: GPUs per node. Default the family's GPU count.
     type: int
@@ -211,6 +232,16 @@ collectives:
   returned: always
   type: list
   elements: dict
+small_sizes:
+  description:
+    - The small-size stage (see O(small_min_nodes)) - C(required), C(status) (C(pass), C(fail), C(not_judged), null
+      where it did not run), C(minbytes), C(maxbytes), C(min_nodes), and C(verdicts), one per collective with
+      C(status), C(reasons) (a failure names the collective and the size) and C(failed_sizes).
+  returned: always
+  type: dict
+  sample: {"required": true, "status": "fail", "minbytes": "8", "maxbytes": "64K", "min_nodes": 4,
+           "verdicts": [{"collective": "all_reduce", "status": "fail", "failed_sizes": [8],
+                         "reasons": ["all_reduce at 8 B: 6 wrong elements (out of place 3, in place 3)"]}]}
 bad_nodes:
   description: Nodes named bad (pairwise mode).
   returned: always
@@ -251,6 +282,10 @@ nccl_env:
     - C(effective) - each variable NCCL read, with C(value), C(passed) (what the run gave it, null when it gave
       none) and C(source) (C(profile), C(nccl-tests run), C(environment plugin) or C(not passed)).
     - C(plugin) - the environment plugin NCCL loaded, or null.
+    - C(plugins) - per kind (C(net), C(collnet), C(gin), C(tuner), C(profiler), C(env)) its C(name) and C(version),
+      as NCCL printed them at start; C(internal) where NCCL used its own; version null where NCCL names none.
+    - C(network) - the network NCCL used (its C(Using network) line), or null.
+    - A value NCCL refused (C(Invalid value ... using default)) has source C(NCCL default) and a warning.
     - C(conflicts) - C({severity, subject, cause}) for a profile value another source overrode (C(warn)), a value
       the family table knows to break the family (C(fail)), C(NCCL_NET) forcing a network NCCL found no device of
       (C(fail)).
@@ -259,7 +294,8 @@ nccl_env:
   returned: always
   type: dict
   sample: {"plugin": "GCP env plugin", "effective": {"NCCL_NET": {"value": "gIB", "passed": null,
-           "source": "environment plugin"}}, "conflicts": []}
+           "source": "environment plugin"}}, "plugins": {"net": {"name": "gIB", "version": 10}},
+           "network": "gIB", "conflicts": []}
 """
 
 import os
@@ -293,6 +329,9 @@ def build_params(p, euid=None):
                                % (out["slots"], out["gpus_per_rank"]))
     if not 0 < out["threshold"] <= 2:
         raise RunnerInputError("threshold must be a fraction of the baseline such as 0.9, got %s" % out["threshold"])
+    if (out.get("small_min_nodes") or 0) < 0:
+        raise RunnerInputError("small_min_nodes must be a node count, or 0 to turn the small sizes off, got %d"
+                               % out["small_min_nodes"])
     hosts = []
     for i, h in enumerate(out["hosts"]):
         if not isinstance(h, dict) or not h.get("name"):
@@ -349,6 +388,9 @@ def run_module(executor=None, euid=None):
             warmup_iters=dict(type="int"),
             iters=dict(type="int"),
             check_iters=dict(type="int", default=1),
+            small_min_nodes=dict(type="int", default=4),
+            small_minbytes=dict(type="str", default="8"),
+            small_maxbytes=dict(type="str", default="64K"),
             slots=dict(type="int"),
             gpus_per_rank=dict(type="int", default=1),
             binary_dir=dict(type="path", required=True),

@@ -12,6 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse
 
@@ -197,6 +199,67 @@ def judge_collective(parsed, family, collective=None, threshold=0.9, baseline_gb
         out["reasons"] = failed + out["reasons"]
     elif base:
         out["status"] = PASS
+    return out
+
+
+# Runs across this many nodes or more also run the small sizes. Buffer registration and the small-message
+# protocols (LL, LL128) go wrong there while a large-size bandwidth run stays clean, and a run's scale is
+# what brings them out.
+SMALL_MIN_NODES = 4
+# nccl-tests' sizes for the stage: a scalar of one float or two (-b 4 or 8) up to 64 KiB, checked (-c 1)
+SMALL_MINBYTES = "8"
+SMALL_MAXBYTES = "64K"
+# NCCL WARN lines about memory registration (ibv_reg_mr, cuMem/dmabuf registration, NCCL's own
+# "register" calls): a data path that fails for some buffers
+_REGISTRATION = re.compile(r"regist|reg_mr|ibv_reg|dmabuf", re.IGNORECASE)
+
+
+def small_sizes_required(n_nodes, min_nodes=SMALL_MIN_NODES):
+    """Whether a run over n_nodes must include the small-size stage; min_nodes 0 turns it off."""
+    return bool(min_nodes) and int(n_nodes) >= int(min_nodes)
+
+
+def judge_small_sizes(parsed, collective, rc=None):
+    """Verdict of one small-size run (-b 8 -e 64K): its data, never its bandwidth.
+
+    Fails on a row whose #wrong is above 0 (naming the size), a run that failed (its exit code, its
+    errors), and an NCCL warning about memory registration. Not judged where no row checked its data
+    (#wrong N/A). Returns {collective, stage, status, reasons, sizes, failed_sizes, measured_busbw_gbps}.
+    """
+    out = {"collective": collective, "stage": "small_sizes", "status": NOT_JUDGED, "reasons": [],
+           "sizes": [], "failed_sizes": [], "measured_busbw_gbps": None, "rc": rc}
+    failed = []
+    where = "%s at small sizes" % collective
+    if rc not in (0, None):
+        failed.append("%s: exit code %s: %s" % (where, rc, exit_cause(rc)))
+    checked = False
+    for row in parsed.get("rows") or []:
+        size = row.get("size")
+        out["sizes"].append(size)
+        halves = [(row.get(half) or {}).get("wrong") for half in ("out_of_place", "in_place")]
+        if any(w is not None for w in halves):
+            checked = True
+        if any(halves):
+            out["failed_sizes"].append(size)
+            failed.append("%s at %s B: %d wrong elements (out of place %s, in place %s)"
+                          % (collective, size, sum(w or 0 for w in halves),
+                             "N/A" if halves[0] is None else halves[0], "N/A" if halves[1] is None else halves[1]))
+    for note in parsed.get("notes") or []:
+        if note.startswith("NCCL WARN") and _REGISTRATION.search(note):
+            failed.append("%s: buffer registration failed: %s" % (where, note))
+            break
+    # the parser's own failures (no rows, out-of-bounds values, a failure line); wrong data is named above
+    others = [e for e in parsed.get("errors") or [] if not e.startswith("wrong data")]
+    if not parsed.get("ok") and others and not out["failed_sizes"]:
+        failed.append("%s: %s" % (where, "; ".join(others[:3])))
+    if failed:
+        out["status"], out["reasons"] = FAIL, failed
+    elif not checked:
+        out["reasons"].append("%s: the run checked no data (#wrong N/A): not judged; run it with -c 1" % where)
+    else:
+        out["status"] = PASS
+        out["reasons"].append("%s: no wrong data at %d sizes (%s-%s B)"
+                              % (where, len(out["sizes"]), min(out["sizes"]), max(out["sizes"])))
     return out
 
 

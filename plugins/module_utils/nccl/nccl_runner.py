@@ -8,6 +8,9 @@ Modes:
   pairwise  a single-node run per node, then disjoint 2-node runs in parallel
             rounds (nccl_pairing) that name the bad nodes
 
+Either mode, over four nodes or more, then runs each collective at small sizes across the nodes (the
+nodes not found bad) and judges that run on its data alone (nccl_judge.judge_small_sizes).
+
 Commands are argument lists.  Runs of one round start together, each in its
 own process group so a timeout kills the whole mpirun tree.
 """
@@ -182,12 +185,12 @@ class NcclTestsRun(object):
             os.chmod(path, 0o644)
         return path
 
-    def _jobs(self, kind, names):
+    def _jobs(self, kind, names, p=None):
         addrs = [self.addr[n] for n in names]
         jobs = []
         for coll in self.p["collectives"]:
             hostfile = self._hostfile(addrs) if self.tmp else "<hostfile>"
-            argv = mpirun_argv(self.p, addrs, coll, hostfile)
+            argv = mpirun_argv(p or self.p, addrs, coll, hostfile)
             jobs.append(Job(kind, names, addrs, coll, argv, hostfile))
             self.commands.append(argv)
         return jobs
@@ -222,6 +225,9 @@ class NcclTestsRun(object):
         if job.rc not in (0, None):
             verdict["status"] = nccl_judge.FAIL
             verdict["reasons"].insert(0, "exit code %s: %s" % (job.rc, nccl_judge.exit_cause(job.rc)))
+        return self._record(job, parsed, verdict)
+
+    def _record(self, job, parsed, verdict):
         rows = [{"size": r["size"], "busbw_oop": r["out_of_place"]["busbw_gbps"],
                  "busbw_ip": r["in_place"]["busbw_gbps"], "algbw_oop": r["out_of_place"]["algbw_gbps"],
                  "time_us_oop": r["out_of_place"]["time_us"]} for r in parsed["rows"]]
@@ -234,6 +240,59 @@ class NcclTestsRun(object):
                "nccl_env": nccl_env_used.used(self.family, parsed, run_env(self.p))}
         self.runs.append(run)
         return run
+
+    # --- the small-size stage ----------------------------------------------
+    def small_params(self):
+        """The run's options for its small-size sweeps: scalar sizes, the data always checked."""
+        return dict(self.p, minbytes=str(self.p.get("small_minbytes") or nccl_judge.SMALL_MINBYTES),
+                    maxbytes=str(self.p.get("small_maxbytes") or nccl_judge.SMALL_MAXBYTES),
+                    check_iters=max(1, int(self.p.get("check_iters") or 0)))
+
+    def _small_min_nodes(self):
+        value = self.p.get("small_min_nodes")
+        return nccl_judge.SMALL_MIN_NODES if value is None else value
+
+    def _small_plan(self):
+        """{required, status, verdicts, minbytes, maxbytes, min_nodes} before the stage runs."""
+        small = self.small_params()
+        return {"required": nccl_judge.small_sizes_required(len(self.names), self._small_min_nodes()),
+                "status": None, "verdicts": [], "minbytes": small["minbytes"], "maxbytes": small["maxbytes"],
+                "min_nodes": self._small_min_nodes()}
+
+    def _small_stage(self, names, left_out=()):
+        """One small-size run per collective across names, judged on correctness (see _small_plan)."""
+        small = self.small_params()
+        out = self._small_plan()
+        if not out["required"]:
+            return out
+        if len(names) < 2:
+            out["status"] = nccl_judge.NOT_JUDGED
+            out["verdicts"] = [{"collective": c, "stage": "small_sizes", "status": nccl_judge.NOT_JUDGED,
+                                "reasons": ["%s at small sizes: fewer than 2 nodes left to run on" % c]}
+                               for c in self.p["collectives"]]
+            return out
+        jobs = self._jobs("small_sizes", names, small)
+        self.executor([jobs], self.p["run_timeout_s"])
+        for job in jobs:
+            parsed = nccl_parse.parse(job.output, collective=job.collective)
+            verdict = nccl_judge.judge_small_sizes(parsed, job.collective, rc=job.rc)
+            if left_out:
+                verdict["reasons"].append("run without the bad node(s) %s" % ", ".join(left_out))
+            self._record(job, parsed, verdict)
+            out["verdicts"].append(dict(verdict, hosts=list(names), seconds=job.seconds))
+        out["status"] = nccl_judge.overall(out["verdicts"])
+        return out
+
+    @staticmethod
+    def _fold_small(verdicts, small):
+        """A small size that failed fails its collective's verdict, first among its reasons."""
+        for sv in small["verdicts"]:
+            if sv["status"] != nccl_judge.FAIL:
+                continue
+            for v in verdicts:
+                if v.get("collective") == sv["collective"]:
+                    v["status"] = nccl_judge.FAIL
+                    v["reasons"] = list(sv["reasons"]) + list(v.get("reasons") or [])
 
     # --- modes ------------------------------------------------------------
     def execute(self, check_mode=False):
@@ -266,7 +325,11 @@ class NcclTestsRun(object):
                     groups = [self.names[i:i + 2] for i in range(0, len(self.names) - 1, 2)]
                 for names in groups:
                     self._jobs(mode, names)
-                result = {"verdict": None, "collectives": [], "bad_nodes": [], "node_table": {}, "pairwise": None}
+                small = self._small_plan()
+                if small["required"]:
+                    self._jobs("small_sizes", self.names, self.small_params())
+                result = {"verdict": None, "collectives": [], "bad_nodes": [], "node_table": {}, "pairwise": None,
+                          "small_sizes": small}
             elif mode == "cluster":
                 result = self._cluster()
             else:
@@ -298,11 +361,13 @@ class NcclTestsRun(object):
             v = dict(run["verdict"], rc=run["rc"], exit_cause=run["exit_cause"], hosts=self.names,
                      seconds=run["seconds"])
             verdicts.append(v)
-        verdict = nccl_judge.overall(verdicts)
+        small = self._small_stage(self.names)
+        self._fold_small(verdicts, small)
+        verdict = nccl_judge.overall(verdicts + small["verdicts"])
         table = dict((n, {"address": self.addr[n], "status": "in a %s run" % verdict, "reason": "cluster mode "
                           "does not isolate nodes; use mode=pairwise", "pairs": []}) for n in self.names)
         return {"verdict": verdict, "collectives": verdicts, "bad_nodes": [], "node_table": table,
-                "pairwise": None}
+                "pairwise": None, "small_sizes": small}
 
     def _single_node(self):
         """One all-GPU run per node, all nodes at once; flags failures and outliers."""
@@ -427,12 +492,15 @@ class NcclTestsRun(object):
                     r["verdict"].get("plugin_ok") for r in pruns) if pruns else None,
                 "rc": max([r["rc"] or 0 for r in pruns] or [0]), "hosts": self.names,
                 "seconds": round(sum(r["seconds"] for r in pruns), 2)})
+        # the small sizes across the nodes not found bad: a bad node would only fail them again
+        small = self._small_stage([n for n in self.names if n not in bad], bad)
+        self._fold_small(verdicts, small)
         if bad or unknown or search["fabric"]["bad"] or search["fabric"]["suspect"]:
             verdict = nccl_judge.FAIL
         else:
-            verdict = nccl_judge.overall(verdicts)
+            verdict = nccl_judge.overall(verdicts + small["verdicts"])
         return {"verdict": verdict, "collectives": verdicts, "bad_nodes": bad, "unknown_nodes": unknown,
-                "node_table": table,
+                "node_table": table, "small_sizes": small,
                 "pairwise": {"rounds": search["rounds"], "notes": search["notes"], "single_node": singles,
                              "bad": bad, "unknown": unknown, "fabric": search["fabric"],
                              "pairing": self.p.get("pairing") or "topology"}}

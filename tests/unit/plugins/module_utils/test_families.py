@@ -26,7 +26,7 @@ EXPECTED = {
 }
 REQUIRED = ("machine_type", "transport", "arch", "gpu", "nics", "rdma_devices", "vpc_mtu", "max_vm_gbps",
             "rxdm", "plugin", "nccl_env", "nccl_env_ifaces", "nccl_env_bindings", "nccl_env_forbidden",
-            "host", "baselines", "avg_busbw_floor", "nccl_tests", "source")
+            "host", "baselines", "avg_busbw_floor", "nccl_tests", "source", "floors", "gib_release")
 
 
 def test_every_family_with_its_machine_type_and_transport():
@@ -296,7 +296,7 @@ A3_EDGE_DIFFERS_FROM_A3_HIGH = {
 A4_DIFFERS_FROM_A3_ULTRA = {
     "machine_type": "a4-highgpu-8g",
     "gpu": {"model": "nvidia-b200", "count": 8, "cuda_arch": "100", "smi_name": "B200", "nvlinks": 18,
-            "fabric_manager": True, "fabric": False},
+            "fabric_manager": True, "fabric": False, "nvlink_gpu_gbps": 1800.0},
     "nccl_env": {"NCCL_NET": "gIB", "NCCL_TUNER_CONFIG_PATH": "{install_dir}/configs/tuner_config_a4.txtpb"},
     "baselines": [
         {"collective": "all_gather", "bytes": 8589934592, "busbw_gbps": 375.0, "source": "NVM"},
@@ -343,3 +343,21 @@ def test_a_value_known_to_break_the_family_is_refused_unless_forced():
                                       allow=["NCCL_CUMEM_ENABLE"])
     assert problems == [] and env["NCCL_CUMEM_ENABLE"] == "0"
     assert F.render_nccl_env("a4x", ["enp0s1", "enp192s1"], gpu, overrides={"NCCL_CUMEM_ENABLE": "1"})[1] == []
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_gib_families_name_googles_release_and_tcp_families_none(name):
+    release = F.FAMILIES[name]["gib_release"]
+    if F.FAMILIES[name]["transport"] != "gib" or name == "a4x-max":
+        assert release is None
+        return
+    assert release["digest"].startswith("sha256:") and len(release["digest"]) == 7 + 64
+    assert release["source"] == "GIBRN" and re.match(r"^\d{4}-\d{2}-\d{2}$", release["date"])
+    # the image is the family's own architecture
+    assert release["image"].endswith("-arm64:" + release["version"]) == (F.FAMILIES[name]["arch"] == "aarch64")
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_nvlink_bandwidth_is_nvidias_figure_or_unknown(name):
+    gbps = F.FAMILIES[name]["gpu"].get("nvlink_gpu_gbps", "missing")
+    assert gbps is None or gbps in (900.0, 1800.0), (name, gbps)

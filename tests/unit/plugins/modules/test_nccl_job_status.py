@@ -80,7 +80,8 @@ def test_the_nodes_inspector_files_give_its_bandwidth_and_stale_or_cut_files_are
     (tmp_path / "other.prom").write_text(inspector_file("n1", bandwidth=1.0, gpus=1))
     result = run(nccl_job_status, {"port": 1, "timeout_s": 2, "inspector_dir": str(tmp_path)}, capsys)
     assert result["inspector"] == {"files": 4, "stale_files": 1, "skipped_files": 0, "skipped_lines": 1, "skipped_series": 0, "bandwidth": [
-        {"job": "4242", "comm": "DP Group 0", "collective": "AllReduce", "message_size": "4-5GB", "gbs": 180.0}]}
+        {"job": "4242", "comm": "DP Group 0", "collective": "AllReduce", "message_size": "4-5GB", "gbs": 180.0}],
+        "slow_gpus": []}
     missing = run(nccl_job_status, {"port": 1, "timeout_s": 2, "inspector_dir": str(tmp_path / "nope")}, capsys)
     assert missing["failed"] and missing["msg"].endswith("nope is not a directory")
 

@@ -150,3 +150,75 @@ def test_overall():
     assert nccl_judge.overall([{"status": "pass"}, {"status": "fail"}]) == "fail"
     assert nccl_judge.overall([{"status": "pass"}]) == "pass"
     assert nccl_judge.overall([]) == "not_judged"
+
+
+# --- the small-size stage: correctness, not bandwidth -----------------------------------------
+
+def small_output(collective="all_reduce", wrong=None, warn=None, sizes=(8, 16, 32, 64, 128, 65536)):
+    """nccl-tests 2.19 text of a -b 8 -e 64K run; wrong: {size: #wrong of both halves} (default 0)."""
+    wrong = wrong or {}
+    redop = "sum" if collective in ("all_reduce", "reduce_scatter") else "none"
+    lines = ["# nccl-tests version 2.19.6 nccl-headers=22807 nccl-library=22807",
+             "# Collective test starting: %s_perf" % collective,
+             "# nThread 1 nGpus 1 minBytes 8 maxBytes 65536 step: 2(factor) warmup iters: 5 iters: 20 "
+             "agg iters: 1 validation: 1 graph: 0 unalign: 0",
+             "h0:1:1 [0] NCCL INFO Using network gIB"]
+    if warn:
+        lines.append("h0:1:1 [0] NCCL WARN %s" % warn)
+    lines += ["#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw"
+              "   busbw  #wrong",
+              "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)"
+              "  (GB/s)"]
+    for size in sizes:
+        w = wrong.get(size, 0)
+        lines.append("%12d  %12d     float  %6s      -1     30.1    0.00    0.00  %6d     29.8    0.00    0.00  %6d"
+                     % (size, size // 4, redop, w, w))
+    lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 0.001", "#",
+              "# Collective test concluded: %s_perf" % collective, ""]
+    return "\n".join(lines)
+
+
+def test_small_sizes_are_required_from_four_nodes():
+    assert [nccl_judge.small_sizes_required(n) for n in (1, 2, 3, 4, 16)] == [False, False, False, True, True]
+    # 0 turns the stage off; a lower bar asks for it on smaller runs
+    assert nccl_judge.small_sizes_required(64, min_nodes=0) is False
+    assert nccl_judge.small_sizes_required(2, min_nodes=2) is True
+
+
+def test_a_clean_small_size_run_passes_on_correctness_alone():
+    parsed = nccl_parse.parse(small_output(), collective="all_reduce")
+    v = nccl_judge.judge_small_sizes(parsed, "all_reduce", rc=0)
+    assert v["status"] == "pass" and v["stage"] == "small_sizes" and v["sizes"] == [8, 16, 32, 64, 128, 65536]
+    # busbw of a few bytes is near zero by nature: never held against the run
+    assert v["measured_busbw_gbps"] is None
+
+
+def test_an_8_byte_row_with_wrong_data_fails_naming_the_size_and_the_collective():
+    parsed = nccl_parse.parse(small_output(wrong={8: 3}), collective="all_reduce")
+    v = nccl_judge.judge_small_sizes(parsed, "all_reduce", rc=0)
+    assert v["status"] == "fail"
+    assert "all_reduce at 8 B: 6 wrong elements (out of place 3, in place 3)" in v["reasons"][0]
+    assert v["failed_sizes"] == [8]
+
+
+def test_a_small_size_run_that_failed_fails_naming_the_collective_and_the_exit():
+    text = "h0: Test NCCL failure common.cu:1000 'unhandled system error / ibv_reg_mr failed'\n"
+    v = nccl_judge.judge_small_sizes(nccl_parse.parse(text, collective="all_gather"), "all_gather", rc=3)
+    assert v["status"] == "fail"
+    assert v["reasons"][0].startswith("all_gather at small sizes: exit code 3: NCCL error")
+
+
+def test_a_registration_warning_fails_the_small_sizes_though_the_data_is_right():
+    warn = "NET/gIB : ibv_reg_mr failed for buffer registration: Cannot allocate memory"
+    parsed = nccl_parse.parse(small_output(warn=warn), collective="all_reduce")
+    v = nccl_judge.judge_small_sizes(parsed, "all_reduce", rc=0)
+    assert v["status"] == "fail" and "registration" in v["reasons"][0] and "all_reduce" in v["reasons"][0]
+    # a warning about something else is no registration failure
+    other = nccl_parse.parse(small_output(warn="NET/gIB : slow link detected"), collective="all_reduce")
+    assert nccl_judge.judge_small_sizes(other, "all_reduce", rc=0)["status"] == "pass"
+
+
+def test_a_small_size_run_that_checked_no_data_is_not_judged():
+    text = small_output().replace("       0     29.8", "     N/A     29.8").replace("0.00       0", "0.00     N/A")
+    v = nccl_judge.judge_small_sizes(nccl_parse.parse(text, collective="all_reduce"), "all_reduce", rc=0)
+    assert v["status"] == "not_judged" and "checked no data" in v["reasons"][0]

@@ -14,6 +14,7 @@ import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_runner
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_judge import small_output
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 FIX = os.path.join(ROOT, "tests", "fixtures", "nccl")
@@ -175,8 +176,9 @@ with open(os.path.join(FIX, "a3-mega_all_gather_2node_dstack.txt")) as _f:
     RECORDED = _f.read()
 
 
-def replay(bad, net="FasTrak", slow_single=()):
-    """Executor: every job prints the recorded run, busbw halved when a bad node takes part."""
+def replay(bad, net="FasTrak", slow_single=(), small_wrong=None):
+    """Executor: every job prints the recorded run, busbw halved when a bad node takes part; a small-size job
+    prints a checked run of a few bytes (small_wrong: {size: #wrong})."""
     seen = []
 
     def scaled(factor):
@@ -199,6 +201,9 @@ def replay(bad, net="FasTrak", slow_single=()):
             flat = [n for js in job_lists for n in js[0].names]
             assert len(flat) == len(set(flat)), "a node in two runs at once"
             for job in jobs:
+                if job.kind == "small_sizes":
+                    job.output, job.rc, job.seconds = small_output(job.collective, wrong=small_wrong), 0, 1.0
+                    continue
                 factor = 0.5 if names & set(bad) and len(names) > 1 else 1.0
                 if len(names) == 1 and names & set(slow_single):
                     factor = 0.3
@@ -357,3 +362,58 @@ def test_gib_profile_with_another_releases_values_is_aborted(tmp_path, monkeypat
     run = _gib_run(tmp_path, env)
     assert run["rc"] == 3
     assert "mismatch enforced: NCCL_P2P_NVL_CHUNKSIZE=524288 (expected 262144)" in run["output_tail"]
+
+
+# --- the small-size stage of runs across four nodes or more -----------------------------------
+
+def _small_commands(res):
+    return [c for c in res["commands"] if c[c.index("-b") + 1] == "8"]
+
+
+@pytest.mark.parametrize("mode", ["cluster", "pairwise"])
+def test_four_nodes_or_more_add_a_small_size_sweep_judged_on_correctness(mode):
+    res = nccl_runner.NcclTestsRun(params(mode=mode, hosts=nodes(4)), executor=replay([])).execute()
+    [cmd] = _small_commands(res)
+    # scalar sizes up to 64K, the data checked whatever the main sweep's -c
+    assert cmd[cmd.index("-e") + 1] == "64K" and cmd[cmd.index("-c") + 1] == "1"
+    assert "-np 32" in " ".join(cmd)
+    assert res["small_sizes"]["required"] is True and res["small_sizes"]["status"] == "pass"
+    assert res["verdict"] == "pass"
+    assert [r["kind"] for r in res["runs"]].count("small_sizes") == 1
+
+
+@pytest.mark.parametrize("mode", ["cluster", "pairwise"])
+def test_large_sizes_fine_but_an_8_byte_row_wrong_fails_the_run_naming_the_size(mode):
+    res = nccl_runner.NcclTestsRun(params(mode=mode, hosts=nodes(4), check_iters=0),
+                                   executor=replay([], small_wrong={8: 2})).execute()
+    assert res["verdict"] == "fail" and res["small_sizes"]["status"] == "fail"
+    [verdict] = res["collectives"]
+    assert verdict["status"] == "fail"
+    assert "all_gather at 8 B: 4 wrong elements" in " ".join(verdict["reasons"])
+    # the large sizes were fine: their bandwidth is still reported
+    assert verdict["measured_busbw_gbps"] == 188.37
+    [cmd] = _small_commands(res)
+    assert cmd[cmd.index("-c") + 1] == "1"
+
+
+def test_fewer_than_four_nodes_need_no_small_size_stage():
+    res = nccl_runner.NcclTestsRun(params(hosts=nodes(3)), executor=replay([])).execute()
+    assert _small_commands(res) == [] and res["verdict"] == "pass"
+    assert res["small_sizes"] == {"required": False, "status": None, "verdicts": [], "minbytes": "8",
+                                  "maxbytes": "64K", "min_nodes": 4}
+
+
+def test_the_small_size_stage_follows_its_options():
+    res = nccl_runner.NcclTestsRun(params(hosts=nodes(2), small_min_nodes=2, small_minbytes="4",
+                                          small_maxbytes="1K"), executor=replay([])).execute()
+    [cmd] = [c for c in res["commands"] if c[c.index("-b") + 1] == "4"]
+    assert cmd[cmd.index("-e") + 1] == "1K"
+    res = nccl_runner.NcclTestsRun(params(hosts=nodes(8), small_min_nodes=0), executor=replay([])).execute()
+    assert _small_commands(res) == [] and res["small_sizes"]["required"] is False
+
+
+def test_check_mode_shows_the_small_size_commands_too():
+    res = nccl_runner.NcclTestsRun(params(binary_dir="/nonexistent", hosts=nodes(4)),
+                                   executor=lambda *a: None).execute(check_mode=True)
+    assert len(res["commands"]) == 2 and len(_small_commands(res)) == 1
+    assert res["small_sizes"]["required"] is True and res["small_sizes"]["status"] is None
