@@ -103,7 +103,10 @@ def test_faults_the_hardware_cannot_have_are_refused(standin, kind, args, why):
 def test_nvidia_smi_answers_only_what_it_models(standin, capsys):
     assert standin.main(["nvidia-smi", "-q", "-x"]) == 0
     assert len(nvidia_smi.parse(capsys.readouterr().out)) == 8
-    assert standin.main(["nvidia-smi", "--query-gpu=name"]) == 2
+    assert standin.main(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader,nounits"]) == 2
+    assert 'Field "name" is not a valid field to query.' in capsys.readouterr().err
+    assert standin.main(["nvidia-smi", "--query-gpu=index", "--format=csv"]) == 2
+    assert standin.main(["nvidia-smi", "topo", "-m"]) == 2
     assert "the stand-in knows" in capsys.readouterr().err
 
 
@@ -272,3 +275,22 @@ def test_a_running_rxdm_standin_is_listed_on_every_gpu_as_the_real_daemon_is(sta
     finally:
         rxdm.kill()
         rxdm.wait()
+
+
+def test_the_job_watch_reads_a_spinning_a_computing_and_an_idle_gpu_from_the_stand_in(standin, capsys):
+    from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_activity
+
+    def run(argv):
+        code = standin.main(["nvidia-smi"] + argv[1:])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+    try:
+        assert gpu_activity.sample(run, "nvidia-smi")["state"] == "none"
+        spin = int(standin.fault(standin.load(), "gpu-spin", ["3"]).rsplit("pid ", 1)[1])
+        found = gpu_activity.sample(run, "nvidia-smi", [spin])
+        assert (found["state"], found["gpus"]) == ("spin", [3])
+        busy = int(standin.fault(standin.load(), "gpu-busy", ["4"]).rsplit("pid ", 1)[1])
+        assert gpu_activity.sample(run, "nvidia-smi", [busy])["state"] == "compute"
+        assert gpu_activity.sample(run, "nvidia-smi", [spin, busy])["state"] == "compute"
+    finally:
+        standin.fault(standin.load(), "clear", [])

@@ -9,11 +9,19 @@ Installed as /usr/bin/nvidia-smi, /usr/bin/dmesg, /usr/bin/nvidia-imex,
   nvidia-smi -q -x             the real XML schema (nvsmi_device_v13) for the GPUs the driver sees
   nvidia-smi nvlink -s         per-GPU link lines as the real tool prints them
   nvidia-smi --gpu-reset -i N  what a reset clears: volatile ECC, a pending row remap (applied)
+  nvidia-smi --query-gpu=index,uuid,utilization.gpu,power.draw,power.limit --format=csv,noheader,nounits
+  nvidia-smi --query-compute-apps=pid,gpu_uuid --format=csv,noheader,nounits
+                               the job watch's two queries (other fields refused, as the real tool
+                               refuses a field it does not know): a GPU running a STAND-IN job is busy
+                               at full power, one whose job spins (gpu-spin) busy far below its limit
+                               (NCCL's kernels polling inside a collective that never completes), any
+                               other idle
   dmesg                        the stand-in kernel log (Xid lines the faults add)
   gpudirect-standin-gpu boot   what a reboot clears (run by a unit at every boot)
   gpudirect-standin-gpu fault KIND [ARGS...]   seed a fault (see FAULTS); gpu-busy GPU starts a real
                                process (a STAND-IN job) that nvidia-smi lists as a compute process on
-                               that GPU until it ends, a reboot or clear
+                               that GPU until it ends, a reboot or clear; gpu-spin GPU the same, but
+                               its kernels spin (a job hung inside a collective)
   gpudirect-standin-gpu fabricmanager           the stand-in nvidia-fabricmanager service
   nvidia-imex                  IMEX's daemon: refuses a node list that is empty, holds a non-address or
                                lacks this node; listens on SERVER_PORT and connects to every peer over TCP
@@ -60,7 +68,7 @@ REASONS = ("gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdo
            "hw_power_brake_slowdown", "sync_boost", "sw_thermal_slowdown", "display_clocks_setting")
 FAULTS = ("gpu-xid GPU XID", "gpu-ecc GPU", "gpu-remap-pending GPU", "gpu-remap-failure GPU", "gpu-pcie GPU WIDTH",
           "gpu-missing GPU", "gpu-nvlink GPU LINKS_DOWN", "gpu-throttle GPU REASON", "gpu-fabric GPU STATE",
-          "gpu-busy GPU", "fabricmanager-stop", "rdma-port-down INDEX", "rdma-errors INDEX", "clear")
+          "gpu-busy GPU", "gpu-spin GPU", "fabricmanager-stop", "rdma-port-down INDEX", "rdma-errors INDEX", "clear")
 # gpu-busy: the job's command line carries this, so a reused pid is never taken for it
 BUSY_MARK = "STAND-IN training job (sandbox, no GPU)"
 BUSY_MEMORY_MIB = 1024
@@ -178,8 +186,11 @@ def fault(state, kind, args):
         if args[1] not in REASONS:
             raise Refused("unknown clock event reason %r; one of %s" % (args[1], ", ".join(REASONS)))
         gpu["reasons"].append(args[1])
-    elif kind == "gpu-busy":
-        gpu.setdefault("processes", []).append({"pid": _start_job(gpu["index"]), "memory": BUSY_MEMORY_MIB})
+    elif kind in ("gpu-busy", "gpu-spin"):
+        pid = _start_job(gpu["index"])
+        gpu.setdefault("processes", []).append({"pid": pid, "memory": BUSY_MEMORY_MIB, "spin": kind == "gpu-spin"})
+        save(state)
+        return "seeded %s on GPU %s (%s): pid %d" % (kind, gpu["index"], gpu["bus"], pid)
     elif kind == "gpu-fabric":
         if not cfg.get("fabric"):
             raise Refused("this family's GPUs are in no multi-node NVLink fabric")
@@ -629,9 +640,58 @@ def smi_nvlink(state):
     return "\n".join(out) + ("\n" if out else "")
 
 
+# the query fields the stand-in answers (the job watch's), and the readings it gives
+QUERY_GPU_FIELDS = ("index", "uuid", "utilization.gpu", "power.draw", "power.limit")
+QUERY_APP_FIELDS = ("pid", "gpu_uuid")
+POWER_LIMIT_W = 700.0
+# idle; computing; spinning (a few SMs polling flags): shares of the power limit
+POWER_SHARE = {"idle": 0.1, "compute": 0.9, "spin": 0.18}
+
+
+def _query(argv, fields):
+    """The fields of --query-...=a,b --format=csv,noheader,nounits; Refused for anything else."""
+    wanted = argv[0].split("=", 1)[1].split(",")
+    if argv[1:] != ["--format=csv,noheader,nounits"]:
+        raise Refused("the stand-in answers queries with --format=csv,noheader,nounits only")
+    unknown = [field for field in wanted if field not in fields]
+    if unknown:
+        raise Refused('Field "%s" is not a valid field to query.' % unknown[0])
+    return wanted
+
+
+def _activity(gpu):
+    jobs = [proc for proc in gpu.get("processes") or [] if _job_running(proc["pid"])]
+    if not jobs:
+        return 0, "idle"
+    return 100, "spin" if all(proc.get("spin") for proc in jobs) else "compute"
+
+
+def smi_query(state, argv):
+    lines = []
+    if argv[0].startswith("--query-gpu="):
+        wanted = _query(argv, QUERY_GPU_FIELDS)
+        for gpu in (g for g in state["gpus"] if g["present"]):
+            util, kind = _activity(gpu)
+            values = {"index": str(gpu["index"]), "uuid": gpu["uuid"], "utilization.gpu": str(util),
+                      "power.draw": "%.2f" % (POWER_LIMIT_W * POWER_SHARE[kind]), "power.limit": "%.2f" % POWER_LIMIT_W}
+            lines.append(", ".join(values[field] for field in wanted))
+    else:
+        wanted = _query(argv, QUERY_APP_FIELDS)
+        rxdm = [pid for pid, _program in _rxdm_processes()]
+        for gpu in (g for g in state["gpus"] if g["present"]):
+            # RxDM holds memory on every GPU and is listed as the real tool lists it, as -q -x does
+            pids = rxdm + [proc["pid"] for proc in gpu.get("processes") or [] if _job_running(proc["pid"])]
+            for pid in pids:
+                values = {"pid": str(pid), "gpu_uuid": gpu["uuid"]}
+                lines.append(", ".join(values[field] for field in wanted))
+    return "".join(line + "\n" for line in lines)
+
+
 def nvidia_smi(argv):
     state = load()
-    if argv[:2] == ["-q", "-x"]:
+    if argv[:1] and argv[0].startswith(("--query-gpu=", "--query-compute-apps=")):
+        sys.stdout.write(smi_query(state, argv))
+    elif argv[:2] == ["-q", "-x"]:
         sys.stdout.write(smi_xml(state))
     elif argv[:2] == ["nvlink", "-s"]:
         sys.stdout.write(smi_nvlink(state))
@@ -641,7 +701,8 @@ def nvidia_smi(argv):
         print("STAND-IN nvidia-smi (sandbox): %d GPU(s), no GPU behind them; try -q -x"
               % sum(1 for g in state["gpus"] if g["present"]))
     else:
-        raise Refused("the stand-in knows -q -x, nvlink -s and --gpu-reset -i N, not %s" % " ".join(argv))
+        raise Refused("the stand-in knows -q -x, nvlink -s, --gpu-reset -i N and the job watch's --query-gpu and "
+                      "--query-compute-apps, not %s" % " ".join(argv))
 
 
 def main(argv):
