@@ -13,7 +13,9 @@ A status in the text format is one line saying it is a stand-in (the product rea
 The script (JSON) is the job: {"comm": "0x7f3a", "hosts": ["10.0.0.2", ...], "ranks_per_host": 8,
 "rate": collectives a second, "hang_at": s, "odd_rank": n, "dead_at": s, "dead_rank": n}. Counts grow
 with the time since the stand-in started; from hang_at none grows, and odd_rank stays one
-collective behind the others (the rank the job waits for); "pids": {"rank": pid} gives ranks
+collective behind the others (the rank the job waits for); without odd_rank every rank stays at the
+same count (the hang where every rank waits inside one collective: with a spinning GPU, gpu-spin of
+the GPU stand-in, the job watch names it); "pids": {"rank": pid} gives ranks
 their real processes (the job stand-in's workers), the others get 4000 + rank; from dead_at dead_rank is missing and
 considered dead, and every monitoring client gets a PEER_DEAD event. nccl_version says STAND-IN.
 """
