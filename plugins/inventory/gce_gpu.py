@@ -15,9 +15,9 @@ description:
     (machine types from the collection's machine-family table), running ones by default.
   - GPU VMs that are no GPUDirect family (G4) are kept too, with C(gpu_family) null, C(gpu_class) their class
     and the groups C(class_<class>) and C(gpu_other), so that the playbooks can say which VMs they leave out.
-  - Each host gets C(gpu_family), C(gpu_transport), its NICs in API order with the VPC MTU (C(gce_nics)),
-    the NICs that carry GPU traffic for its family (C(gpu_nics)), where it lives and its physical topology
-    (C(gce_topology)); O(host_vars=full) adds the labels, machine type, placement, reservation and accelerator facts.
+  - Each host gets C(gpu_family), C(gpu_transport), its NICs by number (C(nic0), the primary NIC, first) with the
+    VPC MTU (C(gce_nics)), the NICs that carry GPU traffic for its family (C(gpu_nics)), where it lives and its
+    physical topology (C(gce_topology)); O(host_vars=full) adds the labels, machine type, placement, reservation and accelerator facts.
   - C(gce_topology) is C({cluster, block, subblock, host}) from C(resourceStatus.physicalHostTopology) (its keys
     read in any casing, C(subBlock) included), else parsed from C(resourceStatus.physicalHost)
     (C(/block/sub-block/host)); levels the API does not give are left out, and a VM without placement data gets
@@ -30,8 +30,12 @@ description:
     projects (and zones) in parallel over one reused session, and retries throttling and server errors.
   - The configuration file name must end in C(gce_gpu.yml) or C(gce_gpu.yaml); an option it does not know is
     an error that names the closest valid one.
+  - The GPU NICs are read from each NIC's own fields, never from its place in the listing - C(nicType) where the
+    family's GPU NICs have a type of their own (C(MRDMA) beside gVNIC or IDPF), else the NIC's name C(nicN) -
+    and checked against the family table.
   - An instance record the roles cannot use (no machine type, fewer NICs than its family has, a GPU NIC without
-    an internal IP) is left out with a warning naming it and why; a summary counts them.
+    an internal IP or a network, a NIC whose C(nicType) or stack type or whose number of RDMA NICs contradicts
+    the family table) is left out with a warning naming it, the NIC and why; a summary counts them.
   - The cache is keyed by the file and every option that changes the answer, credentials included as a hash
     (never stored). A partial answer (a project skipped, zones unreachable) is cached with its warnings, which
     every cached read repeats. The cache holds every host variable; O(host_vars) and O(extra_host_vars) only

@@ -130,10 +130,14 @@ interfaces:
     - Ethernet interfaces keyed by name, each with C(name), C(mac), C(mtu), C(operstate), C(admin_up),
       C(carrier), C(ipv4) (addresses), C(ipv4_cidrs), C(ipv6) (global addresses), C(driver), C(pci_address) and
       C(speed_mbps) (null when unknown).
+    - C(ipv6_link_local) lists the interface's IPv6 link-local (C(fe80::/10)) addresses; C(address_states) maps
+      each address that is not ready yet to C(tentative) (IPv6 duplicate address detection has not finished)
+      or C(dadfailed) (another host holds it), and is empty when every address is ready.
   returned: always
   type: dict
   sample: {"eth1": {"name": "eth1", "mac": "42:01:0a:00:01:02", "mtu": 8244, "operstate": "up",
            "admin_up": true, "carrier": true, "ipv4": ["10.0.1.2"], "ipv4_cidrs": ["10.0.1.2/24"], "ipv6": [],
+           "ipv6_link_local": ["fe80::4001:aff:fe00:102"], "address_states": {},
            "driver": "gve", "pci_address": "0000:06:00.0", "speed_mbps": 200000, "type": 1}}
   version_added: 1.1.0
 rdma_present:

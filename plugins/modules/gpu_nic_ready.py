@@ -12,7 +12,11 @@ module: gpu_nic_ready
 short_description: Prove that every GPU NIC of a node is present, up, addressed and at the VPC MTU
 version_added: 1.0.0
 description:
-  - Checks each NIC in O(nics) exists, is up, holds its expected IPv4 address and has exactly the expected MTU.
+  - Checks each NIC in O(nics) exists, is up, holds its expected IPv4 address (IPv6 address on an IPv6-only
+    NIC) and has exactly the expected MTU.
+  - An address the kernel still marks C(tentative) (IPv6 duplicate address detection has not finished), or
+    marks C(dadfailed) (another host holds it), leaves its NIC not ready; a NIC that holds only its IPv6
+    link-local address where an IPv6 address is expected is named as missing its IPv6 address.
   - With O(peers), also sends a full-size don't-fragment ping (C(ping -M do -s MTU-28)) out of the NIC to
     every peer address, which proves the whole path carries the MTU.
   - For gIB families (A3 Ultra, A4, A4X) it also checks that each NIC's RDMA device is ACTIVE and that its

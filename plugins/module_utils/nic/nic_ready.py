@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Readiness checks for GPU NICs: present, up, addressed (IPv4, or IPv6 on an IPv6-only NIC), at the VPC MTU.
+"""Readiness checks for GPU NICs: present, up, addressed (IPv4, or IPv6 on an IPv6-only NIC, past duplicate
+address detection), at the VPC MTU.
 
 Each check returns plain problem strings ("mtu 1460, expected 8244") so that a
 module can fail with one line naming every bad NIC and why.
@@ -87,12 +88,43 @@ def check_nic(item, interfaces):
     if want_ip and want_ip not in result["ipv4"]:
         problems.append("no IPv4 %s (has %s)" % (want_ip, ", ".join(result["ipv4"]) or "none"))
     want_ipv6 = result["expected_ipv6"]
+    states = info.get("address_states") or {}
     if want_ipv6 and want_ipv6 not in result["ipv6"]:
-        problems.append("no IPv6 %s (has %s)" % (want_ipv6, ", ".join(result["ipv6"]) or "none"))
+        problems.append(missing_ipv6(want_ipv6, result["ipv6"], info.get("ipv6_link_local") or [], states))
+    # an address still in duplicate address detection, or one that failed it, carries no traffic
+    for address in result["ipv4"] + result["ipv6"]:
+        state = states.get(address)
+        if state:
+            problems.append(address_state_problem(address, state))
     want_mtu = result["expected_mtu"]
     if want_mtu is not None and info.get("mtu") != want_mtu:
         problems.append("mtu %s, expected %s" % (info.get("mtu"), want_mtu))
     return result
+
+
+def address_family_word(address):
+    return "IPv6" if ":" in str(address) else "IPv4"
+
+
+def address_state_problem(address, state):
+    """The problem of an address `ip addr` flags as not ready (nic_sysfs.NOT_READY_FLAGS)."""
+    if state == "dadfailed":
+        return ("%s %s failed duplicate address detection (dadfailed): another host on the network holds it"
+                % (address_family_word(address), address))
+    return "%s %s is %s (duplicate address detection has not finished)" % (address_family_word(address), address,
+                                                                           state)
+
+
+def missing_ipv6(want, have, link_local, states):
+    """The problem of a NIC without its expected IPv6 address: every interface has a link-local one, so a
+    NIC that holds only that one is missing its address (router advertisement or DHCPv6 gave none yet)."""
+    if have or not link_local:
+        return "no IPv6 %s (has %s)" % (want, ", ".join(have) or "none")
+    local = norm_ipv6(link_local[0]) or link_local[0]
+    state = states.get(local)
+    return "missing its IPv6 address %s (it holds only its link-local address %s%s)" % (
+        want, local, {"dadfailed": ", which failed duplicate address detection",
+                      "tentative": ", itself still tentative"}.get(state, ""))
 
 
 def ping_size(mtu, peer):
@@ -221,7 +253,10 @@ def check_rdma(results, rdma_devices, mode, gid_at=None):
             if pinfo["state"] != "ACTIVE":
                 res["problems"].append("RDMA %s port %s is %s, expected ACTIVE"
                                        % (dev["name"], port, pinfo["state"] or "unknown"))
-        want = res.get("expected_ip") or (res["ipv4"][0] if res["ipv4"] else None)
+        # the NIC's own address family: an IPv6-only NIC's GID is its IPv6 address, whatever IPv4 it holds
+        ipv6_only = bool(res.get("expected_ipv6")) and not res.get("expected_ip")
+        want = None if ipv6_only else (res.get("expected_ip") or next(
+            (a for a in res["ipv4"] if not a.startswith("169.254.")), None))
         if want:
             gid_ips = set(g["ipv4"] for p in dev["ports"].values() for g in p["gids"] if g["ipv4"])
             if want not in gid_ips:

@@ -48,6 +48,44 @@ def parse_ip_addr_json(text, family="inet"):
     return out
 
 
+# What `ip -j addr show` flags on an address that is not usable yet, or never will be: the kernel
+# marks an IPv6 address tentative until duplicate address detection (DAD) passes, and dadfailed (with
+# tentative still set) when another host answered for it.
+NOT_READY_FLAGS = ("dadfailed", "tentative")
+
+
+def _canonical(address):
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        return address
+
+
+def parse_ip_addr_details(text):
+    """``ip -j addr show`` output -> {ifname: {"ipv6_link_local": [addresses], "address_states":
+    {address: "dadfailed" or "tentative"}}}: what the address lists leave out. Only addresses that are
+    not ready have a state; they are keyed in their canonical form (fd20:0:0::1 and fd20::1 are one)."""
+    try:
+        data = json.loads(text or "[]")
+    except ValueError as exc:
+        raise ValueError("cannot parse `ip -j addr show` output: %s" % exc)
+    out = {}
+    for link in data:
+        name = link.get("ifname")
+        if not name:
+            continue
+        entry = out.setdefault(name, {"ipv6_link_local": [], "address_states": {}})
+        for info in link.get("addr_info", []):
+            if not info.get("local"):
+                continue
+            if info.get("family") == "inet6" and info.get("scope") == "link":
+                entry["ipv6_link_local"].append(info["local"])
+            state = next((flag for flag in NOT_READY_FLAGS if info.get(flag)), None)
+            if state:
+                entry["address_states"][_canonical(info["local"])] = state
+    return out
+
+
 def gid_ipv4(gid):
     """The IPv4 address an IPv4-mapped RoCE GID carries, or None."""
     try:
@@ -88,7 +126,7 @@ class SysfsReader(object):
     def interface_names(self):
         return self._listdir(self.path("sys", "class", "net"))
 
-    def interface(self, name, addresses=None, addresses6=None):
+    def interface(self, name, addresses=None, addresses6=None, details=None):
         base = self.path("sys", "class", "net", name)
         if not os.path.isdir(base):
             return None
@@ -106,6 +144,7 @@ class SysfsReader(object):
         cidrs = list((addresses or {}).get(name, []))
         cidrs6 = list((addresses6 or {}).get(name, []))
         mac = self._read(os.path.join(base, "address"))
+        detail = (details or {}).get(name) or {}
         return {
             "name": name,
             "mac": mac.lower() if mac else None,
@@ -117,16 +156,18 @@ class SysfsReader(object):
             "ipv4": [c.split("/", 1)[0] for c in cidrs],
             "ipv4_cidrs": cidrs,
             "ipv6": [c.split("/", 1)[0] for c in cidrs6],
+            "ipv6_link_local": list(detail.get("ipv6_link_local", [])),
+            "address_states": dict(detail.get("address_states", {})),
             "driver": driver,
             "pci_address": pci,
             "speed_mbps": speed if speed and speed > 0 else None,
         }
 
-    def interfaces(self, addresses=None, addresses6=None):
+    def interfaces(self, addresses=None, addresses6=None, details=None):
         """Every Ethernet-like interface except loopback, keyed by name."""
         out = {}
         for name in self.interface_names():
-            info = self.interface(name, addresses, addresses6)
+            info = self.interface(name, addresses, addresses6, details)
             if info is None or name == "lo" or info["type"] not in ETHER_TYPES:
                 continue
             out[name] = info
@@ -182,16 +223,23 @@ def _num(text):
         return -1
 
 
-def read_addresses(run, ip_bin):
-    """(IPv4, IPv6) addresses per interface via one ``ip -j addr show``; run(argv) -> (rc, out, err)."""
+def _ip_addr_show(run, ip_bin):
     rc, out, err = run([ip_bin, "-j", "addr", "show"])
     if rc != 0:
         raise ValueError("`ip -j addr show` failed: %s" % (err or out).strip())
+    return out
+
+
+def read_addresses(run, ip_bin):
+    """(IPv4, IPv6) addresses per interface via one ``ip -j addr show``; run(argv) -> (rc, out, err)."""
+    out = _ip_addr_show(run, ip_bin)
     return parse_ip_addr_json(out), parse_ip_addr_json(out, "inet6")
 
 
 def read_interfaces(reader, run, ip_bin):
-    """SysfsReader.interfaces() with IPv4 and IPv6 addresses; raises ValueError with one clear line."""
+    """SysfsReader.interfaces() with IPv4 and IPv6 addresses, the IPv6 link-local ones and the state of
+    those not ready (tentative, dadfailed); raises ValueError with one clear line."""
     if not ip_bin:
         raise ValueError("the ip command (iproute2) is not on this node; it is needed to read IP addresses")
-    return reader.interfaces(*read_addresses(run, ip_bin))
+    out = _ip_addr_show(run, ip_bin)
+    return reader.interfaces(parse_ip_addr_json(out), parse_ip_addr_json(out, "inet6"), parse_ip_addr_details(out))

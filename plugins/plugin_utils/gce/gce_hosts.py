@@ -99,7 +99,8 @@ def left_out(instance):
 
     Only data reasons: the record lacks what the roles need (its machine type,
     every NIC its family has, an internal IP on each GPU NIC: IPv6 on an IPv6-only
-    one), or is not shaped like an instance resource at all."""
+    one), a NIC contradicts the family table (nic_roles), or the record is not
+    shaped like an instance resource at all."""
     try:
         return _left_out(instance)
     except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
@@ -118,6 +119,8 @@ def checked_host_vars(instance, project, mtus):
     """host_vars of a record left_out() passed: (host vars, None), or (None, why) when it is malformed anyway."""
     try:
         return host_vars(instance, project, mtus), None
+    except NicContradiction as exc:
+        return None, str(exc)
     except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
         return None, "malformed record (%s)" % type(exc).__name__
 
@@ -136,17 +139,20 @@ def _left_out(instance):
     want = families.FAMILIES[family]["nics"]["count"]
     if len(nics) < want:
         return "%d NICs, but %s has %d" % (len(nics), family, want)
-    for index in families.FAMILIES[family]["nics"]["gpu_indexes"]:
-        nic = nics[index]
+    try:
+        gpu, _others = nic_roles(nics, family)
+    except NicContradiction as exc:
+        return str(exc)
+    for slot, nic in gpu:
         if nic.get("stackType") == IPV6_ONLY:
             if not nic.get("ipv6Address"):
-                return "GPU NIC %s is IPv6-only and has no internal IPv6 address" % (nic.get("name") or "nic%d" % index)
+                return "GPU NIC %s is IPv6-only and has no internal IPv6 address" % nic_label(slot, nic)
         elif not nic.get("networkIP"):
-            return "GPU NIC %s has no internal IP" % (nic.get("name") or "nic%d" % index)
-    for index, nic in enumerate(nics):
+            return "GPU NIC %s has no internal IP" % nic_label(slot, nic)
+    for slot, nic in ordered_nics(nics):
         for key, what in (("networkIP", "an internal IP"), ("ipv6Address", "an internal IPv6 address")):
             if nic.get(key) is not None and not is_address(nic[key]):
-                return "NIC %s has %s that is not an address (%r)" % (nic.get("name") or "nic%d" % index, what, nic[key])
+                return "NIC %s has %s that is not an address (%r)" % (nic_label(slot, nic), what, nic[key])
     return None
 
 
@@ -161,6 +167,97 @@ def is_address(value):
     return True
 
 
+class NicContradiction(ValueError):
+    """A NIC record that contradicts the family table; its text names the NIC and what contradicts."""
+
+
+_NIC_NAME = re.compile(r"^nic(\d+)$")
+# nicType values that say nothing about the NIC: the API leaves the field out when none was asked for
+_UNSTATED_NIC_TYPES = (None, "", "UNSPECIFIED_NIC_TYPE")
+
+
+def nic_label(slot, raw):
+    return raw.get("name") or "nic%d" % slot
+
+
+def nic_slot(position, raw):
+    """A NIC's number: the N of its API name nicN (the API numbers NICs as they were attached, whatever
+    order a listing gives them in), else its place in the list."""
+    name = raw.get("name")
+    match = _NIC_NAME.match(name) if isinstance(name, str) else None
+    return int(match.group(1)) if match else position
+
+
+def ordered_nics(raws):
+    """[(slot, raw NIC)] in nicN order; NicContradiction when two NICs claim one slot."""
+    seen = {}
+    for position, raw in enumerate(raws):
+        slot = nic_slot(position, raw)
+        if slot in seen:
+            raise NicContradiction("two NICs stand for nic%d (%s and %s)"
+                                   % (slot, nic_label(slot, seen[slot]), nic_label(slot, raw)))
+        seen[slot] = raw
+    return sorted(seen.items(), key=lambda item: item[0])
+
+
+def _types(names):
+    return " or ".join(sorted(set(names)))
+
+
+def nic_roles(raws, family):
+    """(GPU NICs, other NICs) of an instance of a GPU family, each [(slot, raw NIC)] in nicN order.
+
+    Each NIC is judged by its own fields against the family table: where the GPU NICs have a nicType of their
+    own (MRDMA beside gVNIC or IDPF), the nicType says which NICs they are; otherwise (gVNIC everywhere, or a
+    record that states no nicType) the NIC's name nicN does. NicContradiction names the NIC and what
+    contradicts the table: a nicType the family has not, the wrong number of GPU NICs, an RDMA NIC as the
+    primary NIC, a GPU NIC without a network or of another stack type."""
+    spec = families.FAMILIES[family]["nics"]
+    table_types = spec["nic_types"]
+    gpu_types = set(table_types[i] for i in spec["gpu_indexes"])
+    host_types = set(table_types[i] for i in spec["host_indexes"])
+    nics = ordered_nics(raws)
+    stated = [(slot, raw) for slot, raw in nics if raw.get("nicType") not in _UNSTATED_NIC_TYPES]
+    for slot, raw in stated:
+        if raw["nicType"] not in gpu_types | host_types:
+            raise NicContradiction("NIC %s has nicType %s, but %s's NICs are %s"
+                                   % (nic_label(slot, raw), raw["nicType"], family, _types(table_types)))
+    want = len(spec["gpu_indexes"])
+    if stated and gpu_types.isdisjoint(host_types):
+        gpu = [(slot, raw) for slot, raw in nics if raw.get("nicType") in gpu_types]
+        if len(gpu) != want:
+            # the NICs at fault: those whose nicType differs from what the table has at their place
+            odd = [nic_label(slot, raw) + " is " + raw["nicType"] for slot, raw in stated
+                   if (raw["nicType"] in gpu_types) != (slot in spec["gpu_indexes"])]
+            raise NicContradiction("%s%d %s NICs, but %s has %d" % (
+                "NIC %s: " % ", ".join(odd) if odd else "", len(gpu), _types(gpu_types), family, want))
+        first_slot, first = nics[0]
+        if first.get("nicType") in gpu_types:
+            raise NicContradiction("NIC %s (the primary NIC) has nicType %s, but %s's primary NIC is %s" % (
+                nic_label(first_slot, first), first["nicType"], family, _types(host_types)))
+    else:
+        by_slot = dict(nics)
+        missing = [i for i in spec["gpu_indexes"] if i not in by_slot]
+        if missing:
+            raise NicContradiction("no NIC named %s, a GPU NIC of %s"
+                                   % (", ".join("nic%d" % i for i in missing), family))
+        gpu = [(i, by_slot[i]) for i in spec["gpu_indexes"]]
+        for slot, raw in gpu:
+            if raw.get("nicType") not in _UNSTATED_NIC_TYPES and raw["nicType"] not in gpu_types:
+                raise NicContradiction("GPU NIC %s has nicType %s, but %s's GPU NICs are %s"
+                                       % (nic_label(slot, raw), raw["nicType"], family, _types(gpu_types)))
+    stack = spec.get("gpu_stack_type")
+    for slot, raw in gpu:
+        if not raw.get("network"):
+            raise NicContradiction("GPU NIC %s has no network" % nic_label(slot, raw))
+        # the API leaves stackType out on an IPv4-only NIC [Compute v1 networkInterfaces]
+        if stack and (raw.get("stackType") or "IPV4_ONLY") != stack:
+            raise NicContradiction("GPU NIC %s has stack type %s, but %s's GPU NICs are %s"
+                                   % (nic_label(slot, raw), raw.get("stackType") or "IPV4_ONLY", family, stack))
+    gpu_slots = set(slot for slot, _raw in gpu)
+    return gpu, [(slot, raw) for slot, raw in nics if slot not in gpu_slots]
+
+
 def instance_machine_type(instance):
     return families.machine_type_name(instance.get("machineType"))
 
@@ -172,7 +269,7 @@ def default_machine_types():
     return sorted(list(families.MACHINE_TYPES) + others)
 
 
-def _nic(index, raw, mtus):
+def _nic(slot, raw, mtus):
     access = raw.get("accessConfigs") or []
     public_ip = None
     for cfg in access:
@@ -182,7 +279,7 @@ def _nic(index, raw, mtus):
             break
     network = raw.get("network")
     nic = {
-        "name": raw.get("name") or "nic%d" % index,
+        "name": nic_label(slot, raw),
         "nic_type": raw.get("nicType"),
         "network": last_segment(network),
         "subnetwork": subnetwork_name(raw.get("subnetwork")),
@@ -214,10 +311,13 @@ def host_vars(instance, project, mtus):
     machine_type = families.machine_type_name(instance.get("machineType"))
     family = families.family_for_machine_type(machine_type)
     transport = families.FAMILIES[family]["transport"] if family else None
-    nics = [_nic(i, raw, mtus) for i, raw in enumerate(instance.get("networkInterfaces") or [])]
+    raws = instance.get("networkInterfaces") or []
+    # in nicN order, so that nic0, the primary NIC, comes first (hostnames and ansible_host read it)
+    nics = [_nic(slot, raw, mtus) for slot, raw in ordered_nics(raws)]
     gpu_nics = []
     if family:
-        gpu_nics = [nics[i] for i in families.FAMILIES[family]["nics"]["gpu_indexes"] if i < len(nics)]
+        gpu, _others = nic_roles(raws, family)
+        gpu_nics = [_nic(slot, raw, mtus) for slot, raw in gpu]
     scheduling = instance.get("scheduling") or {}
     return {
         "gpu_family": family,

@@ -64,10 +64,11 @@ def _masked(raw):
 
 def _view(raw, mtus=None):
     """Everything the plugin makes of one record: host vars, zone, every hostnames entry."""
-    hvars = gce_hosts.host_vars(raw, "p", mtus or {})
+    # as the plugin reads it: a record that contradicts the family table is a reason, not host vars
+    hvars, why = gce_hosts.record(raw, "p", mtus or {})
     entries = ("name", "private_ip", "public_ip", "id", "zone", "project", "labels.role")
-    return (hvars, gce_hosts.instance_zone(raw), gce_hosts.left_out(raw),
-            [gce_hosts.hostname_candidate(e, hvars) for e in entries])
+    return (hvars, why, gce_hosts.instance_zone(raw), gce_hosts.left_out(raw),
+            [gce_hosts.hostname_candidate(e, hvars or {}) for e in entries])
 
 
 def _as_listed(raw):
