@@ -17,8 +17,9 @@ description:
   - Reads the node's GPUs the way an on-call engineer would, and says what is wrong with each, against the
     family table's GPU count, model and NVLink links.
   - "Checks: the NVIDIA driver loaded; every GPU on the PCI bus seen by the driver (a GPU that fell off the bus
-    is named by its bus id); Xid events in the kernel log since boot, each through the collection's Xid
-    catalogue (an Xid the catalogue lacks is named as unknown); uncorrectable ECC errors, pending or failed
+    is named by its bus id); Xid faults in the kernel log since boot (the lines of one multi-line report
+    count once), each through the collection's Xid catalogue and O(xid_policy) (an Xid the catalogue lacks is
+    named as unknown); uncorrectable ECC errors, pending or failed
     row remapping, pending page retirement; PCIe link width below the maximum (and generation, for a GPU at
     full performance); clock event reasons that mean a fault; persistence mode; NVLink links inactive or
     fewer than the family has, or all inactive; C(nvidia-fabricmanager) running on families with NVSwitches;
@@ -82,6 +83,22 @@ options:
         port. Ignored on families without RDMA devices.
     type: float
     default: 1.0
+  xid_policy:
+    description:
+      - Changes to the collection's Xid catalogue (NVIDIA's reading of each Xid), per Xid, the rest kept as the
+        catalogue says. Keys are Xid numbers (C("79") or C(79)); each value may set any of C(severity)
+        (C(fail) or C(warn)), C(repair) (the rung, as RV(findings[].rung) names them), C(count) (events of that
+        Xid on one GPU, 1 or more, that make its severity apply; fewer give a C(warn)) and C(window_s) (the
+        seconds those events must fall within, 1 or more; null counts since boot, as where the log lines carry
+        no time).
+      - "Example: C({\"79\": {\"severity\": \"fail\"}, \"13\": {\"count\": 5, \"window_s\": 3600,
+        \"severity\": \"fail\", \"repair\": \"reset_gpu\"}}). An Xid the catalogue lacks may be given one."
+      - A bad entry (a code that is not a number, an unknown field, a severity or rung not listed, a count or
+        window that is not a whole number of 1 or more) gives one C(warn) finding with the subject
+        C(xid_policy) naming the code and field; the catalogue's value stands for that field, and the rest of
+        the policy applies.
+      - Unset, the catalogue applies as it is.
+    type: dict
 extends_documentation_fragment:
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
@@ -95,6 +112,14 @@ EXAMPLES = r"""
 - name: Judge the GPUs
   gpudirect.gcp.gpu_health_info:
     family: "{{ gpu_family }}"
+  become: true
+  register: gpu_health
+
+- name: Judge the GPUs, failing a GPU on Xid 13 only at 5 faults within an hour
+  gpudirect.gcp.gpu_health_info:
+    family: "{{ gpu_family }}"
+    xid_policy:
+      "13": {severity: fail, repair: reset_gpu, count: 5, window_s: 3600}
   become: true
   register: gpu_health
 
@@ -117,7 +142,8 @@ gpus:
   type: list
   elements: dict
 xids:
-  description: Xid events in the kernel log since boot, counted per GPU (C(pci_bus_id), C(0000:9b:00)) and Xid.
+  description: Xid faults in the kernel log since boot, counted per GPU (C(pci_bus_id), C(0000:9b:00)) and Xid
+    (the lines of one multi-line report count once).
   returned: always
   type: list
   elements: dict

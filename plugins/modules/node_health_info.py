@@ -69,6 +69,11 @@ options:
         description: Seconds between the two reads of the RDMA error counters.
         type: float
         default: 1.0
+      xid_policy:
+        description:
+          - Changes to the collection's Xid catalogue, per Xid, as P(gpudirect.gcp.gpu_health_info#module)'s
+            O(gpudirect.gcp.gpu_health_info#module:xid_policy) takes them.
+        type: dict
   nics:
     description:
       - The GPU NICs the node must have, as the P(gpudirect.gcp.gpu_nic_facts#module) map gives them

@@ -25,9 +25,9 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import dcgm, nvidia_smi, xid
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import dcgm, nvidia_smi, nvlink_floor, xid
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
-from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import RECOVERY_ACTIONS
+from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu.xid_catalogue import FALLEN_OFF_XIDS, RECOVERY_ACTIONS
 
 NVIDIA_VENDOR = "0x10de"
 # PCI classes of a GPU: 3D controller (datacenter GPUs), VGA
@@ -47,11 +47,28 @@ def could_not_run(subject, what):
     return finding(subject, "warn", "could not run: %s" % what, "rerun")
 
 
+# GPU settings judged on every GPU where the family table names none: persistence on (nvidia-persistenced).
+DEFAULT_SETTINGS = {"persistence_mode": True}
+# each setting judge() knows: (words, how a value reads, the setting nvidia-smi holds pending, if any)
+_ON_OFF = {True: "enabled", False: "disabled"}
+SETTING_WORDS = {
+    "persistence_mode": ("persistence mode", _ON_OFF, None),
+    "ecc_mode": ("ECC mode", _ON_OFF, "ecc_mode_pending"),
+    "mig_mode": ("MIG mode", _ON_OFF, "mig_mode_pending"),
+    "compute_mode": ("compute mode", None, None),
+    "applications_clock_graphics_mhz": ("application graphics clock", "%s MHz", None),
+    "applications_clock_memory_mhz": ("application memory clock", "%s MHz", None),
+}
+
+
 def expected_for(family_gpu):
-    """The family table's gpu entry -> what judge() expects (None where the table does not know)."""
+    """The family table's gpu entry -> what judge() expects (None where the table does not know); its
+    ``settings`` ({setting: value}, SETTING_WORDS) add to DEFAULT_SETTINGS."""
     gpu = family_gpu or {}
+    settings = gpu.get("settings") if isinstance(gpu.get("settings"), dict) else {}
     return {"count": gpu.get("count"), "smi_name": gpu.get("smi_name"), "nvlinks": gpu.get("nvlinks"),
-            "fabric_manager": bool(gpu.get("fabric_manager")), "fabric": bool(gpu.get("fabric"))}
+            "fabric_manager": bool(gpu.get("fabric_manager")), "fabric": bool(gpu.get("fabric")),
+            "nvlink_gpu_gbps": gpu.get("nvlink_gpu_gbps"), "settings": dict(DEFAULT_SETTINGS, **settings)}
 
 
 def _pci_gpus(sys_dir):
@@ -110,6 +127,7 @@ def gather(run, which, sys_dir="/sys", fabric_manager=False):
         rc, out, err = run([smi, "nvlink", "-s"])
         if rc == 0:
             ev["nvlink"] = nvidia_smi.parse_nvlink_status(out)
+            ev["nvlink_text"] = out  # each active link's speed, for the family's per-link floor
         else:
             ev["nvlink_error"] = "nvidia-smi nvlink -s exited %d: %s" % (rc, _first_line(err or out))
     dmesg = which("dmesg")
@@ -148,7 +166,7 @@ def _presence(expected, ev, gpus, groups):
     pci = ev.get("pci")
     fallen = set(xid.fallen_off(ev.get("kernel_log")))
     # an Xid 79 line names the same GPU: its finding speaks for it
-    xid79 = set(bus for (bus, number), _seen in groups if number == 79)
+    xid79 = set(bus for (bus, number), _seen in groups if number in FALLEN_OFF_XIDS)
     for bus in pci or []:
         if bus not in seen and bus not in xid79:
             why = " and the kernel log says it fell off the bus" if bus in fallen else ""
@@ -167,27 +185,33 @@ def _presence(expected, ev, gpus, groups):
     return out
 
 
-# Xids whose fault the GPU's own state reports while it lasts (and a reset or reboot clears): the state
-# finding speaks for them, and once the state is clear the logged line is history, not a fault
-STATE_BACKED = {48: "ecc", 63: "remap", 64: "remap", 92: "ecc", 94: "ecc", 95: "ecc"}
-
-
 def _state_shows(gpu, what):
     if what == "remap":
         return bool(gpu.get("remapped_rows_pending") or gpu.get("remapped_rows_failure"))
     return bool(gpu.get("ecc_volatile_uncorrectable") or gpu.get("remapped_rows_pending"))
 
 
-def _xids(groups, gpus):
+def _below(info, most):
+    """The words for an Xid seen fewer times than its policy's count: it warns until it reaches it."""
+    if most >= info["count"]:
+        return None
+    return "; below the policy's %d in %s (at most %d): not acted on yet" % (
+        info["count"], ("%d s" % info["window_s"]) if info["window_s"] else "since boot", most)
+
+
+def _xids(groups, gpus, table):
+    """One finding per GPU and Xid, as the policy's row (xid.policy) reads it: its severity and repair once
+    the Xid reached the row's count within its window, a warning before; an Xid whose fault the GPU's own
+    state reports (the row's state) is history once that state is clear."""
     by_bus = dict((nvidia_smi.bus_key(g["pci_bus_id"]), g) for g in gpus)
     out = []
     for (bus, number), seen in groups:
         last = seen[-1]["message"]
-        info = xid.describe(number, last)
+        info = xid.describe(number, last, table)
         gpu = by_bus.get(bus)
         subject = _label(gpu) if gpu else "GPU %s" % bus
         gone = "" if gpu or not gpus else "; the driver no longer sees it"
-        backed = STATE_BACKED.get(number)
+        backed = info.get("state")
         if backed and gpu:
             if not _state_shows(gpu, backed):
                 out.append(finding(subject, "warn", "Xid %d (%s) logged since boot, and the GPU's %s state is clear "
@@ -196,12 +220,16 @@ def _xids(groups, gpus):
         cause = "Xid %d (%s)%s since boot%s" % (
             number, info["meaning"] if info["known"] else "unknown Xid: " + info["meaning"],
             (" x%d" % len(seen)) if len(seen) > 1 else "", (": %s" % last) if last else "") + gone
+        severity, repair = info["severity"], info["repair"]
+        below = _below(info, xid.most_in_window(seen, info["window_s"]))
+        if below:
+            severity, repair, cause = "warn", "rerun", cause + below
         action = None
-        if info["repair"] == "reset_gpu" and gpu:
+        if repair == "reset_gpu" and gpu:
             action = _reset(gpu)
-        elif info["repair"] == "reboot":
+        elif repair == "reboot":
             action = ["reboot"]
-        out.append(finding(subject, info["severity"], cause, info["repair"], action))
+        out.append(finding(subject, severity, cause, repair, action))
     return out
 
 
@@ -262,6 +290,51 @@ def _clocks(gpu):
         if reason in FAULT_REASONS:
             out.append(finding(_label(gpu), "fail", "clocks held back: %s active" % reason,
                                FAULT_REASONS[reason], ["reboot"] if FAULT_REASONS[reason] == "reboot" else None))
+    return out
+
+
+def _said(value, how):
+    if isinstance(how, dict):
+        return how.get(value, str(value))
+    return how % value if how else str(value)
+
+
+def _same_setting(have, want):
+    if isinstance(want, str) and isinstance(have, str):
+        return have.strip().lower() == want.strip().lower()
+    return have == want
+
+
+def unknown_settings(expected):
+    """Findings for expected settings judge() does not read: one line each, the others still judged."""
+    settings = expected.get("settings", DEFAULT_SETTINGS) or {}
+    return [finding("GPU settings", "warn", "the expected GPU setting %s is not one this collection reads; ignored"
+                    % name, "rerun") for name in sorted(settings) if name not in SETTING_WORDS]
+
+
+def _settings(expected, gpu):
+    """Each expected setting against the GPU's: a setting the driver reports as not applicable to this GPU
+    (N/A, Not Supported) is no drift, nor is one it could not read; a different value is, and a change
+    already pending to the expected value says the GPU reset that applies it."""
+    settings = expected.get("settings", DEFAULT_SETTINGS) or {}
+    out = []
+    for name, want in sorted(settings.items()):
+        if name not in SETTING_WORDS or name in (gpu.get("not_applicable") or []):
+            continue
+        have = gpu.get(name)
+        if have is None or _same_setting(have, want):
+            continue
+        words, how, pending_key = SETTING_WORDS[name]
+        if name == "persistence_mode" and have is False:
+            out.append(finding(_label(gpu), "warn", "persistence mode is off: every job start pays the driver's "
+                               "initialisation", "rerun", phase="host"))
+            continue
+        cause = "%s is %s; expected %s" % (words, _said(have, how), _said(want, how))
+        if pending_key and gpu.get(pending_key) is not None and _same_setting(gpu.get(pending_key), want):
+            out.append(finding(_label(gpu), "warn", "%s (pending %s at the next GPU reset)"
+                               % (cause, _said(want, how)), "reset_gpu", _reset(gpu)))
+        else:
+            out.append(finding(_label(gpu), "warn", cause, "rerun"))
     return out
 
 
@@ -338,9 +411,12 @@ def _fabric(gpu):
                     "not work" % ", ".join(problems), "reboot", ["reboot"])]
 
 
-def judge(expected, ev):
+def judge(expected, ev, xid_policy=None):
     """Evidence from gather() -> findings, in a stable order: the driver and tools, presence, Xids, each
-    GPU's state, NVLink, the fabric manager. One GPU can have several."""
+    GPU's state, NVLink, the fabric manager. One GPU can have several.
+
+    xid_policy: the inventory's changes to the Xid catalogue (xid.policy); a bad entry is a warning naming
+    it, and the rest applies."""
     if not ev.get("driver"):
         return [finding("driver", "fail", "the NVIDIA driver is not loaded (no module/nvidia/version in sysfs)",
                         "reboot", ["reboot"])]
@@ -359,7 +435,9 @@ def judge(expected, ev):
     out.extend(_presence(expected, ev, gpus, groups))
     if ev.get("kernel_log_error"):
         out.append(could_not_run("kernel log", ev["kernel_log_error"]))
-    out.extend(_xids(groups, gpus))
+    table, problems = xid.policy(xid_policy)
+    out.extend(finding("xid_policy", "warn", problem, "rerun") for problem in problems)
+    out.extend(_xids(groups, gpus, table))
     out.extend(_sxids(ev.get("kernel_log")))
     for gpu in gpus:
         out.extend(_memory(gpu))
@@ -372,13 +450,14 @@ def judge(expected, ev):
                          if k in RECOVERY_ACTIONS), "reboot")
             out.append(finding(_label(gpu), "fail", "the driver asks for recovery: %s" % gpu["recovery_action"], rung,
                                _reset(gpu) if rung == "reset_gpu" else (["reboot"] if rung == "reboot" else None)))
-        if gpu.get("persistence_mode") is False:
-            out.append(finding(_label(gpu), "warn", "persistence mode is off: every job start pays the driver's "
-                               "initialisation", "rerun", phase="host"))
+        out.extend(_settings(expected, gpu))
         if expected.get("fabric"):
             out.extend(_fabric(gpu))
         out.extend(_fabric_health(gpu))
     out.extend(_nvlink(expected, ev, gpus))
+    out.extend(nvlink_floor.findings(expected, ev.get("nvlink_text"), dict((g["index"], _label(g)) for g in gpus)))
+    if gpus:
+        out.extend(unknown_settings(expected))
     if expected.get("fabric_manager"):
         if ev.get("fabric_manager_error"):
             out.append(could_not_run(FABRIC_MANAGER_UNIT, ev["fabric_manager_error"]))
@@ -396,11 +475,11 @@ def xid_counts(kernel_log):
             for (bus, number), seen in xid.grouped(xid.events(kernel_log))]
 
 
-def check(expected, run, which, sys_dir="/sys", dcgm_level=0, dcgm_timeout_s=300):
-    """gather() then judge(), and DCGM's diagnostic at dcgm_level where the node has dcgmi (0: not run):
-    {driver, gpus, xids, dcgm, findings}."""
+def check(expected, run, which, sys_dir="/sys", dcgm_level=0, dcgm_timeout_s=300, xid_policy=None):
+    """gather() then judge() (with the inventory's xid_policy), and DCGM's diagnostic at dcgm_level where
+    the node has dcgmi (0: not run): {driver, gpus, xids, dcgm, findings}."""
     ev = gather(run, which, sys_dir=sys_dir, fabric_manager=expected.get("fabric_manager"))
-    found = judge(expected, ev)
+    found = judge(expected, ev, xid_policy=xid_policy)
     diag = dcgm.gather(run, which, level=dcgm_level, timeout_s=dcgm_timeout_s) if ev.get("driver") else None
     labels = dict((str(gpu["index"]), _label(gpu)) for gpu in ev.get("smi") or [])
     found += dcgm.judge(diag, labels)

@@ -23,7 +23,19 @@ FIELDS = ("index", "pci_bus_id", "product_name", "uuid", "ecc_volatile_uncorrect
           "remapped_rows_failure", "retired_pages_pending", "pcie_gen_current", "pcie_gen_max",
           "pcie_width_current", "pcie_width_max", "clock_event_reasons_active", "persistence_mode",
           "fabric_state", "fabric_status", "fabric_clique_id", "fabric_cluster_uuid", "fabric_health",
-          "performance_state", "recovery_action", "processes")
+          "performance_state", "recovery_action", "processes", "ecc_mode", "ecc_mode_pending", "mig_mode",
+          "mig_mode_pending", "compute_mode", "applications_clock_graphics_mhz", "applications_clock_memory_mhz",
+          "not_applicable")
+# The settings of a GPU, each with where -q -x has it. A setting the GPU or driver does not have prints N/A or
+# Not Supported (bracketed in --query-gpu and newer -q output), application clocks on R590 "Requested
+# functionality has been deprecated": such a setting is listed in not_applicable, apart from one that could
+# not be read (Unknown Error), so that no one judges it as drift.
+SETTINGS = (("persistence_mode", "persistence_mode"), ("ecc_mode", "ecc_mode/current_ecc"),
+            ("ecc_mode_pending", "ecc_mode/pending_ecc"), ("mig_mode", "mig_mode/current_mig"),
+            ("mig_mode_pending", "mig_mode/pending_mig"), ("compute_mode", "compute_mode"),
+            ("applications_clock_graphics_mhz", "applications_clocks/graphics_clock"),
+            ("applications_clock_memory_mhz", "applications_clocks/mem_clock"))
+_NOT_APPLICABLE = ("n/a", "not supported", "requested functionality has been deprecated", "not available")
 
 _MISSING = ("", "n/a", "[n/a]", "not supported", "[not supported]", "unknown error", "[unknown error]")
 _DOCTYPE = re.compile(r"<!DOCTYPE[^>]*>", re.IGNORECASE)
@@ -52,6 +64,20 @@ def _text(node, path):
         return None
     value = found.text.strip()
     return None if value.lower() in _MISSING else value
+
+
+def not_applicable(text):
+    """Whether nvidia-smi's text for a value says the GPU or driver does not have it (N/A, [Not Supported])."""
+    return (text or "").strip().strip("[]").strip().lower() in _NOT_APPLICABLE
+
+
+def _not_applicable(gpu):
+    out = []
+    for name, path in SETTINGS:
+        found = gpu.find(path)
+        if found is not None and not_applicable(found.text):
+            out.append(name)
+    return out
 
 
 def _int(value):
@@ -172,7 +198,20 @@ def _record(index, gpu):
         "performance_state": _text(gpu, "performance_state"),
         "recovery_action": _text(gpu, "gpu_recovery_action"),
         "processes": _processes(gpu),
+        "ecc_mode": _flag(_text(gpu, "ecc_mode/current_ecc")),
+        "ecc_mode_pending": _flag(_text(gpu, "ecc_mode/pending_ecc")),
+        "mig_mode": _flag(_text(gpu, "mig_mode/current_mig")),
+        "mig_mode_pending": _flag(_text(gpu, "mig_mode/pending_mig")),
+        "compute_mode": _known(_text(gpu, "compute_mode")),
+        "applications_clock_graphics_mhz": _int(_text(gpu, "applications_clocks/graphics_clock")),
+        "applications_clock_memory_mhz": _int(_text(gpu, "applications_clocks/mem_clock")),
+        "not_applicable": _not_applicable(gpu),
     }
+
+
+def _known(value):
+    """A text value, None where nvidia-smi says it does not apply."""
+    return None if value is None or not_applicable(value) else value
 
 
 def parse(text):

@@ -143,3 +143,24 @@ RECOVERY_ACTIONS = {
     "DRAIN_P2P": "reset_gpu",
     "DRAIN_AND_RESET": "reset_gpu",
 }
+
+# The words an entry's severity, and an inventory's xid_policy, may use (the finding severities)
+SEVERITIES = ("fail", "warn")
+
+# NVCAT names no repeat counts: one event of an Xid on a GPU is enough for its entry to apply. An entry, or
+# an inventory's xid_policy, may set "count" (events of that Xid on one GPU) within "window_s" seconds
+# (None: since boot); fewer are a warning.
+DEFAULT_COUNT = 1
+DEFAULT_WINDOW_S = None
+
+# Xids whose fault the GPU's own state reports while it lasts (NVMEM: ECC counters, row-remap flags), and a
+# reset or reboot clears; an entry may name its own "state" ("ecc" or "remap")
+STATE_BACKED = {48: "ecc", 63: "remap", 64: "remap", 92: "ecc", 94: "ecc", 95: "ecc"}
+
+# Xids the driver reports over several lines per fault (NVCAT's examples, and the logs in
+# tests/fixtures/gpu/public): 13 one warp, global and ESR line per SM; 31 one MMU fault line per client;
+# 43 and 45 one line per channel of the process
+MULTILINE_XIDS = frozenset((13, 31, 43, 45))
+
+# Xids whose line says the GPU fell off the bus (the driver's own "fallen off" lines belong to it)
+FALLEN_OFF_XIDS = frozenset((79,))

@@ -10,7 +10,7 @@ Python with no ansible import: the node health agent runs it from a copy on the 
 
 The config (JSON the node_health role writes; the node_health_info module takes the same) names what is
 expected; a part that is null is not checked:
-  family; gpu {sys_dir, imex_nodes, imex_wait_s, dcgm_level, dcgm_timeout_s};
+  family; gpu {sys_dir, imex_nodes, imex_wait_s, dcgm_level, dcgm_timeout_s, xid_policy};
   nics: the GPU NICs as the NIC map (gpu_nic_facts) gives them, [{nic, iface, mac, expected_mtu, ip, ipv6, network}];
   peers {nic: [addresses]}: the same NIC on other nodes, to ping at full size out of each NIC;
   rdma: auto, required or skip (each NIC's RDMA device and GID, on the families that use RDMA);
@@ -128,20 +128,23 @@ def gpu_options():
         dcgm_level=dict(type="int", default=1, choices=[0, 1, 2, 3, 4]),
         dcgm_timeout_s=dict(type="int", default=300),
         rdma_interval_s=dict(type="float", default=1.0),
+        # the inventory's changes to the Xid catalogue, judged (and a bad entry named) by xid.policy
+        xid_policy=dict(type="dict"),
     )
 
 
 def gpu_state(family, part, run, which, clock=time.time, sleep=time.sleep):
     """Everything the GPU checks read, with their findings (components gpu, imex and rdma).
 
-    part: {sys_dir, imex_nodes, imex_wait_s, dcgm_level, dcgm_timeout_s, rdma_interval_s}. IMEX is looked
+    part: {sys_dir, imex_nodes, imex_wait_s, dcgm_level, dcgm_timeout_s, rdma_interval_s, xid_policy}. IMEX is looked
     at again for up to imex_wait_s while it fails, since a domain connects only once its other VMs have
     started IMEX too."""
     fam = families.FAMILIES[family]
     sys_dir = part.get("sys_dir") or "/sys"
     result = gpu_health.check(gpu_health.expected_for(fam["gpu"]), run, which, sys_dir=sys_dir,
                               dcgm_level=part.get("dcgm_level") or 0,
-                              dcgm_timeout_s=part.get("dcgm_timeout_s") or 300)
+                              dcgm_timeout_s=part.get("dcgm_timeout_s") or 300,
+                              xid_policy=part.get("xid_policy"))
     if fam.get("imex"):
         deadline = clock() + max(0, part.get("imex_wait_s") or 0)
         while True:

@@ -631,12 +631,14 @@ def smi_xml(state):
 
 def smi_nvlink(state):
     links = state["config"].get("nvlinks") or 0
+    # a link's speed as the real tool prints it: NVLink 4 (H100, H200) or NVLink 5 (B200, GB200, GB300)
+    speed = "53.125 GB/s" if state["config"]["smi_name"].split()[-1].startswith(("B", "GB")) else "26.562 GB/s"
     out = []
     for number, gpu in enumerate(g for g in state["gpus"] if g["present"]):
         out.append("GPU %d: %s (UUID: %s)" % (number, state["config"]["smi_name"], gpu["uuid"]))
         for link in range(links):
             down = link >= links - gpu["nvlink_down"]
-            out.append("\t Link %d: %s" % (link, "<inactive>" if down else "26.562 GB/s"))
+            out.append("\t Link %d: %s" % (link, "<inactive>" if down else speed))
     return "\n".join(out) + ("\n" if out else "")
 
 
