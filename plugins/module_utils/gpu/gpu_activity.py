@@ -19,6 +19,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
+
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 
 QUERY_GPUS = ["--query-gpu=index,uuid,utilization.gpu,power.draw,power.limit", "--format=csv,noheader,nounits"]
@@ -37,7 +39,7 @@ def _number(text):
     if value.lower() in _MISSING:
         return None
     number = float(value)  # ValueError: not what nvidia-smi prints
-    if number != number or number in (float("inf"), float("-inf")) or number < 0:
+    if not math.isfinite(number) or number < 0:
         raise ValueError("%r is not a reading" % value)
     return number
 

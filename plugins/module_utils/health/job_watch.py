@@ -6,8 +6,9 @@
 Each poll asks NCCL RAS for the job's status (nccl_ras.HangWatch judges hangs over successive
 polls), and, where an activity sampler is given, what the job's GPUs do (gpu_activity: spinning GPUs
 under agreeing counts that stopped are the hang where every rank waits in one collective). A poll
-that fails is no observation: it holds no verdict, and the hang clocks run on through it. Between polls RAS's event stream (NCCL 2.29 and later) is read, so that a peer's death is
-named within a second of RAS knowing it, not at the next poll. A dead peer stays named until the
+that fails is no observation: it holds no verdict, and the hang clocks run on through it. Between
+polls RAS's event stream (NCCL 2.29 and later) is read, so that a peer's death is named within a
+second of RAS knowing it, not at the next poll. A dead peer stays named until the
 job ends (RAS stops answering) or for hold_s. Where the job runs NCCL Inspector, each poll also
 reads its files and publishes the node's bandwidth, which Prometheus compares across the job's
 nodes (the straggler alert). The job writes what RAS answers and what Inspector files hold: an answer

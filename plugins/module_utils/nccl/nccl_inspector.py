@@ -18,7 +18,8 @@ interval when its bandwidth is below `ratio` of the nodes' median and below the 
 `mad_k` scaled median absolute deviations (robust: the slow node cannot pull the median or the
 spread towards itself, as it would a mean). A node slow on a series in `persist` intervals in a row
 is a straggler on it; the Prometheus rule judges each series alike. Within a node, each GPU is judged
-by the same test against the node's other GPUs (the node's median hides one slow GPU of eight). Plain Python (no ansible import): the node health agent ships it.
+by the same test against the node's other GPUs (the node's median hides one slow GPU of eight).
+Plain Python (no ansible import): the node health agent ships it.
 """
 
 from __future__ import absolute_import, division, print_function

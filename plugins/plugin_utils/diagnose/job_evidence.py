@@ -149,9 +149,8 @@ def _read(host, result, names):
     for row in _mappings(result.get("slow_gpus"), _field("slow_gpus")):
         share = _gbs(row.get("ratio"))
         if share is not None and share < 1:
-            slow_gpus.append(dict([(k, _text(row.get(k), 100)) for k in ("gpu", "job", "comm", "collective",
-                                                                          "message_size")], node=host,
-                                  ratio=round(share, 3)))
+            item = dict((k, _text(row.get(k), 100)) for k in ("gpu", "job", "comm", "collective", "message_size"))
+            slow_gpus.append(dict(item, node=host, ratio=round(share, 3)))
     xids = [_int(x.get("xid")) for x in _mappings(result.get("xids"), _field("xids"))]
     node = {"host": host, "gathered": bool(result.get("archive")) or bool(ranks),
             "ranks": [number for number, _frame in ranks], "ras": _text(ras.get("state"), 40) or "-",
