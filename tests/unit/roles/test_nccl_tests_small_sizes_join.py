@@ -20,7 +20,11 @@ TEMPLATE = os.path.join(stand_ins.ROOT, "roles", "nccl_tests", "templates", "swe
 
 def render(sweeps):
     env = jinja2.Environment()
-    env.filters.update(FilterModule().filters())
+    filters = FilterModule().filters()
+    # ansible-core 2.19 and later give their own `default`, made for their own templar's undefined values:
+    # in this plain Jinja environment Jinja's own is the one that reads its undefined values as Ansible does
+    filters.pop("default", None)
+    env.filters.update(filters)
     with open(TEMPLATE) as f:
         return json.loads(env.from_string(f.read()).render(_nccl_tests_sweep_results=sweeps))
 
