@@ -83,3 +83,21 @@ def test_a_slow_gpu_inside_the_node_is_published_for_the_rule(tmp_path):
     assert ('gpudirect_job_slow_gpu{slurm_job="4242",comm="DP Group 0",collective="AllReduce",'
             'message_size="4-5GB",gpu="GPU7"} 0.6') in text
     assert text.count("gpudirect_job_slow_gpu{") == 1
+
+
+def test_two_stuck_communicators_sharing_a_hash_publish_one_series_each_label_set():
+    from ansible_collections.gpudirect.gcp.tests.unit.roles.test_node_health_agent import promtool_check
+    doc = status_doc([0, 1], count=lambda n: 42)
+    second = dict(doc["communicators"][0], secondary_hash="0x3:0x4")
+    second["ranks"] = [dict(rank, pid=rank["pid"] + 100) for rank in second["ranks"]]
+    doc["communicators"].append(second)
+    clock = Clock()
+    watch = job_watch.JobWatch(status=lambda **kw: doc, monitor=no_monitor, clock=clock, hang_after_s=60,
+                               activity=lambda pids: SPIN)
+    for now in (0, 61):
+        clock.now = now
+        watch.poll()
+    assert [v["kind"] for v in watch.verdicts] == ["stuck", "stuck"]
+    text = watch.metrics(0.0)
+    assert text.count('gpudirect_job_stuck{slurm_job="",comm="0xbad"} 1') == 1
+    assert promtool_check(text) == (0, "")
