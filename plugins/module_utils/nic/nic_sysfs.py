@@ -25,21 +25,23 @@ ETHER_TYPES = (1, 32)
 _PCI_ADDR = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 
-def parse_ip_addr_json(text, family="inet"):
-    """``ip -j addr show`` output -> {ifname: ["10.0.1.2/24", ...]}: one family's addresses (``inet`` or
-    ``inet6``). IPv6 link-local addresses (fe80::/10) are left out: every interface has one, and a GCE NIC's
-    own IPv6 address is a global one."""
+def _ip_addr_links(text):
+    """(ifname, addr_info list) of each named link of ``ip -j addr show`` output; ValueError when it is not JSON."""
     try:
         data = json.loads(text or "[]")
     except ValueError as exc:
         raise ValueError("cannot parse `ip -j addr show` output: %s" % exc)
+    return [(link["ifname"], link.get("addr_info", [])) for link in data if link.get("ifname")]
+
+
+def parse_ip_addr_json(text, family="inet"):
+    """``ip -j addr show`` output -> {ifname: ["10.0.1.2/24", ...]}: one family's addresses (``inet`` or
+    ``inet6``). IPv6 link-local addresses (fe80::/10) are left out: every interface has one, and a GCE NIC's
+    own IPv6 address is a global one."""
     out = {}
-    for link in data:
-        name = link.get("ifname")
-        if not name:
-            continue
+    for name, addr_info in _ip_addr_links(text):
         addrs = out.setdefault(name, [])
-        for info in link.get("addr_info", []):
+        for info in addr_info:
             if info.get("family", "inet") != family or not info.get("local"):
                 continue
             if family == "inet6" and info.get("scope") == "link":
@@ -65,17 +67,10 @@ def parse_ip_addr_details(text):
     """``ip -j addr show`` output -> {ifname: {"ipv6_link_local": [addresses], "address_states":
     {address: "dadfailed" or "tentative"}}}: what the address lists leave out. Only addresses that are
     not ready have a state; they are keyed in their canonical form (fd20:0:0::1 and fd20::1 are one)."""
-    try:
-        data = json.loads(text or "[]")
-    except ValueError as exc:
-        raise ValueError("cannot parse `ip -j addr show` output: %s" % exc)
     out = {}
-    for link in data:
-        name = link.get("ifname")
-        if not name:
-            continue
+    for name, addr_info in _ip_addr_links(text):
         entry = out.setdefault(name, {"ipv6_link_local": [], "address_states": {}})
-        for info in link.get("addr_info", []):
+        for info in addr_info:
             if not info.get("local"):
                 continue
             if info.get("family") == "inet6" and info.get("scope") == "link":
