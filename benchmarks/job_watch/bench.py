@@ -18,7 +18,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "build", "collections"))
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.health import job_watch  # noqa: E402
+from ansible_collections.gpudirect.gcp.plugins.module_utils.job import job_watch  # noqa: E402
 from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import Ras  # noqa: E402
 
 COLLECTIVES = ("AllReduce", "AllGather", "ReduceScatter")

@@ -22,7 +22,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "build", "collections"))
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing  # noqa: E402
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests import nccl_pairing  # noqa: E402
 
 
 def layout(n):

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "build", "collections"))
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text, safe_text  # noqa: E402
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import findings_report  # noqa: E402
 from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, node_health  # noqa: E402
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse, nccl_report  # noqa: E402
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests import nccl_parse, nccl_report  # noqa: E402
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import diagnose  # noqa: E402
 
 TARGET_S = 1.0

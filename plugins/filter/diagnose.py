@@ -30,7 +30,7 @@ diagnose = _Lazy("diagnose")
 diagnose_evidence = _Lazy("diagnose_evidence")
 diagnose_busy_utils = _Lazy("diagnose_busy")
 findings = _Lazy("findings")
-job_evidence = _Lazy("job_evidence")
+job_summary = _Lazy("job_summary")
 qualification = _Lazy("qualification", "plays")
 
 
@@ -154,7 +154,7 @@ def diagnose_job_summary(results, hosts, names=None, standins=False):
                                  % type(results).__name__)
     if names is not None and not isinstance(names, dict):
         raise AnsibleFilterError("_diagnose_job_summary: names must be a mapping of address to node, got %r" % (names,))
-    summary = job_evidence.summarize(results, _hosts(hosts, "_diagnose_job_summary"), names)
+    summary = job_summary.summarize(results, _hosts(hosts, "_diagnose_job_summary"), names)
     summary["standins"] = bool(standins)
     return make_unsafe(summary)
 
@@ -163,7 +163,7 @@ def diagnose_job_text(summary):
     if not isinstance(summary, dict) or "headline" not in summary:
         raise AnsibleFilterError("_diagnose_job_text: expects what _diagnose_job_summary returns")
     try:
-        return make_unsafe(job_evidence.text(summary))
+        return make_unsafe(job_summary.text(summary))
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         # the summary is the playbook's own value (a summary edited or built by hand)
         raise AnsibleFilterError("_diagnose_job_text: expects what _diagnose_job_summary returns (%s)"

@@ -12,7 +12,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.display import Display
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology as topology_reader
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector
+from ansible_collections.gpudirect.gcp.plugins.module_utils.job import nccl_inspector
 
 
 def family_profile(name):

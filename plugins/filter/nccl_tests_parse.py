@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter that turns the output of one nccl-tests run into data (code in module_utils/nccl/nccl_parse.py)."""
+"""Filter that turns the output of one nccl-tests run into data (code in module_utils/nccl_tests/nccl_parse.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_env_used, nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests import nccl_env_used, nccl_parse
 
 
 def nccl_tests_parse(data, collective=None):

@@ -251,8 +251,8 @@ msg:
 import os
 import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_job_evidence as evidence
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ras
+from ansible_collections.gpudirect.gcp.plugins.module_utils.job import nccl_job_evidence as evidence
+from ansible_collections.gpudirect.gcp.plugins.module_utils.job import nccl_ras
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 
 

@@ -164,67 +164,10 @@ msg:
 """
 
 import os
-import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector, nccl_ras
+from ansible_collections.gpudirect.gcp.plugins.module_utils.job import nccl_inspector, nccl_ras
+from ansible_collections.gpudirect.gcp.plugins.module_utils.job.nccl_job_status import message, watch
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-
-
-def _could_not_check(reason, job, reads):
-    return {"state": "unknown", "reason": "could not check the job: %s" % safe_text.one_line(reason, 500), "job": job,
-            "communicators": [], "verdicts": [], "findings": [], "reads": reads}
-
-
-def watch(params, clock=time.monotonic, sleep=time.sleep, ask=nccl_ras.status):
-    """The module's result (without msg): the statuses read over watch_s, judged.
-
-    The job writes RAS's answers: one RAS does not give (too slow, too large, malformed) is the
-    state unknown with the reason, never a traceback."""
-    judge = nccl_ras.HangWatch(threshold_s=params["hang_threshold_s"], names=params["names"])
-    started, reads, verdicts, comms, job, version = clock(), 0, [], [], None, None
-    while True:
-        try:
-            doc = ask(host=params["host"], port=params["port"], timeout=params["timeout_s"],
-                      wait_s=params["ras_wait_s"])
-        except nccl_ras.NoRas as exc:
-            if reads == 0:
-                return {"state": "none", "reason": str(exc), "job": None,
-                        "communicators": [], "verdicts": [], "findings": [], "reads": 0}
-            break  # the job ended while watched: judge what was read
-        except nccl_ras.RasError as exc:
-            if reads == 0:
-                return _could_not_check(exc, None, 0)
-            break
-        except Exception as exc:  # pylint: disable=broad-except
-            return _could_not_check("%s: %s" % (type(exc).__name__, exc), job, reads)
-        try:
-            comms = nccl_ras.snapshot(doc)
-        except ValueError as exc:
-            return _could_not_check("NCCL RAS's status: %s" % exc, job, reads + 1)
-        reads += 1
-        version = safe_text.one_line(doc.get("nccl_version", ""), 100) or None
-        if job is None:
-            job = nccl_ras.slurm_job_of([rank["pid"] for comm in comms for rank in comm["ranks"]])
-        now = clock()
-        found = judge.observe(now, comms, job=job)
-        verdicts = nccl_ras.merge(verdicts, found)
-        if now - started >= params["watch_s"] or any(v["kind"] == "hang" for v in found):
-            break
-        sleep(max(0.0, min(params["interval_s"], params["watch_s"] - (now - started))))
-    kinds = set(v["kind"] for v in verdicts)
-    state = "hang" if "hang" in kinds else ("faulty" if kinds else "ok")
-    return {"state": state, "nccl_version": version, "job": job, "communicators": nccl_ras.summary(comms),
-            "verdicts": verdicts, "findings": [v["finding"] for v in verdicts], "reads": reads}
-
-
-def message(result):
-    if result["state"] in ("none", "unknown"):
-        return "%s: %s" % (result["state"], result["reason"])
-    head = "%s: %d communicator(s)%s, %d status read(s)" % (
-        result["state"], len(result["communicators"]), " of job %s" % result["job"] if result["job"] else "",
-        result["reads"])
-    return "; ".join([head] + [f["cause"] for f in result["findings"][:3]])
 
 
 def main():

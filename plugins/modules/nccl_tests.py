@@ -302,10 +302,10 @@ import os
 import pwd
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_pairing, nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests import nccl_pairing, nccl_report
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_runner import (
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests.nccl_runner import (
     NcclTestsRun, RunnerInputError, read_env_file)
 
 

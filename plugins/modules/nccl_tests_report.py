@@ -113,7 +113,7 @@ summary:
 import os
 import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_metrics, nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests import nccl_metrics, nccl_report
 from ansible_collections.gpudirect.gcp.plugins.module_utils._module import GpuModule
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common.files import write_atomic
 

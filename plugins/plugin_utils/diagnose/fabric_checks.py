@@ -20,7 +20,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import pair_matrix
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests import pair_matrix
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import finding
 
 SUBJECT = "nccl-tests"

@@ -147,7 +147,6 @@ def watch_jobs(args, config, health_metrics, safe_text, job_watch, gpu_activity)
                                inspector_dir=args.inspector_dir, inspector_stale_s=args.inspector_stale,
                                activity=gpu_sampler(args, gpu_activity))
     label = " (SANDBOX: stand-ins, not Google Cloud)" if standins else ""
-    stop_at = time.monotonic() + args.watch_for if args.watch_for > 0 else None
 
     def publish():
         try:
@@ -167,24 +166,7 @@ def watch_jobs(args, config, health_metrics, safe_text, job_watch, gpu_activity)
 
     signal.signal(signal.SIGTERM, on_term)
     try:
-        while stop_at is None or time.monotonic() < stop_at:
-            try:
-                watch.poll()
-            except Exception as exc:  # pylint: disable=broad-except
-                watch.failed(exc)
-            publish()
-            next_poll = time.monotonic() + args.poll
-            if stop_at is not None:
-                next_poll = min(next_poll, stop_at)
-            while time.monotonic() < next_poll:
-                try:
-                    told = watch.wait(next_poll - time.monotonic())
-                except Exception as exc:  # pylint: disable=broad-except
-                    watch.failed(exc)
-                    time.sleep(max(0.0, next_poll - time.monotonic()))
-                    told = True
-                if told:
-                    publish()
+        watch.run(args.poll, args.watch_for if args.watch_for > 0 else None, publish)
     except (Stop, KeyboardInterrupt):
         pass
     except Exception as exc:  # pylint: disable=broad-except
@@ -206,7 +188,8 @@ def main(argv=None):
         from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
         from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_activity
         from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, node_health
-        from ansible_collections.gpudirect.gcp.plugins.module_utils.health import job_watch, slurm_hook
+        from ansible_collections.gpudirect.gcp.plugins.module_utils.health import slurm_hook
+        from ansible_collections.gpudirect.gcp.plugins.module_utils.job import job_watch
     except ImportError as exc:
         print("gpudirect-health: --lib %s: the check code is not installed there (%s)" % (args.lib, exc))
         return 2

@@ -15,7 +15,8 @@ import subprocess
 
 import yaml
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, job_watch
+from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics
+from ansible_collections.gpudirect.gcp.plugins.module_utils.job import job_watch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RULES_DIR = os.path.join(ROOT, "monitoring", "prometheus")

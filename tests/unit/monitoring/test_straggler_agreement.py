@@ -12,7 +12,7 @@ import random
 
 import yaml
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_inspector as ni
+from ansible_collections.gpudirect.gcp.plugins.module_utils.job import nccl_inspector as ni
 from ansible_collections.gpudirect.gcp.tests.unit.monitoring.test_monitoring import RULES, promtool
 
 SIZES = ("1-2MB", "4-5GB", "64-128MB")

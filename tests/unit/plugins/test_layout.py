@@ -89,7 +89,7 @@ def test_the_graph_sees_imports():
 # module_utils' subjects from the bottom up: a file imports its own subject and those below it, never
 # one above or beside it (the finding and the text helpers sit low so that every check can use them)
 LAYERS = (("common",), ("families", "findings", "_module"), ("host",), ("gpu", "nic", "rxdm"), ("nccl",),
-          ("health",))
+          ("nccl_tests", "job"), ("health",))
 _RANK = dict((subject, rank) for rank, subjects in enumerate(LAYERS) for subject in subjects)
 
 
@@ -117,7 +117,7 @@ def test_every_module_utils_subject_has_a_layer():
 
 
 def test_the_layer_check_sees_an_import_back_up():
-    # the import that once ran from nccl/ up to health/ would be caught
-    name, dep = "module_utils.nccl.nccl_report", "module_utils.health.node_health"
+    # the import that once ran from nccl_tests/ up to health/ would be caught
+    name, dep = "module_utils.nccl_tests.nccl_report", "module_utils.health.node_health"
     assert _RANK[_subject(dep)] >= _RANK[_subject(name)]
     assert "module_utils.findings.findings_report" in _graph()[name]

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests import nccl_parse
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_hosts
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "nccl")

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from ansible_collections.gpudirect.gcp.tests.unit.emulator.test_guest_services_topology import (  # noqa: F401 pylint: disable=unused-import
     NODE, metadata)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.health.test_health_metrics import promtool_check
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_inspector import inspector_file
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.job.test_nccl_inspector import inspector_file
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nic.test_nic_sysfs import FakeSys
 from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import Ras
 

@@ -16,7 +16,7 @@ import yaml
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl.nccl_env_file import parse_profile
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_parse
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests import nccl_parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 STANDINS = os.path.join(ROOT, "tests", "sandbox", "standins")

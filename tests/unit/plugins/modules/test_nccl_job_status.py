@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_ras
+from ansible_collections.gpudirect.gcp.plugins.module_utils.job import nccl_ras
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_job_status
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_inspector import inspector_file
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_ras_hostile import (  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.job.test_nccl_inspector import inspector_file
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.job.test_nccl_ras_hostile import (  # noqa: F401 pylint: disable=unused-import
     hostile, once, status_doc, trickle)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_runtime_modules import run
 from ansible_collections.gpudirect.gcp.tests.unit.standins.ras_standin import (  # noqa: F401 pylint: disable=unused-import

@@ -12,7 +12,7 @@ import os
 import pytest
 
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_tests, nccl_tests_report
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_runner import (
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl_tests.test_nccl_runner import (
     STANDIN_BIN, nodes, replay)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules._module_args import patch_module_args
 

@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpudirect.gcp.plugins.modules import nccl_tests
-from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl.test_nccl_runner import (
+from ansible_collections.gpudirect.gcp.tests.unit.plugins.module_utils.nccl_tests.test_nccl_runner import (
     STANDIN_BIN, nodes, replay)
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.modules.test_nccl_tests import run
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import findings_report
 from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
-from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl import nccl_report
+from ansible_collections.gpudirect.gcp.plugins.module_utils.nccl_tests import nccl_report
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import prom_text, safe_text
 
 # an ANSI colour, a BEL, a NUL, a byte that is not UTF-8, a forged second line, a line separator

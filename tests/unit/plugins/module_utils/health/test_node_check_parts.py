@@ -17,6 +17,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_h
 from ansible_collections.gpudirect.gcp.plugins.modules import node_health_info
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import diagnose, diagnose_evidence
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import Repairs
+from ansible_collections.gpudirect.gcp.tests.unit.docs import _module_docs as module_docs
 from ansible_collections.gpudirect.gcp.tests.unit.plugins.plugin_utils.diagnose.test_diagnose_evidence import raw
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
@@ -49,8 +50,9 @@ def test_every_list_of_the_parts_matches_the_table():
     assert _health_config_keys() == ["family"] + keys[:2] + settings + keys[2:]
     spec = node_health_info.argument_spec()
     assert set(spec) == {"config", "family", "rxdm_wait_s", "command_timeout_s"} | set(keys) | set(settings)
-    documented = node_health_info.DOCUMENTATION
-    assert all(re.search(r"^  %s:$" % key, documented, re.M) for key in list(spec))
+    # as ansible-doc shows it: the parts' options come from their doc fragments
+    documented = module_docs.merged(module_docs.own_doc("node_health_info"))["options"]
+    assert set(documented) == set(spec)
     assert list(diagnose_evidence.part_components()) == keys
     assert [p["key"] for p in node_check.node_check_parts()] == keys
     # the shared config task's default asks for every part, through the filter over the table
@@ -64,8 +66,8 @@ def test_every_list_of_the_parts_matches_the_table():
 
 def test_a_new_part_reaches_the_check_the_module_the_agent_and_diagnose(monkeypatch):
     """A throwaway part: its row in the table (with its check) is all node_health_info, the agent's result and
-    diagnose need; the shared config task (health_config.yml) and the module's DOCUMENTATION are the other
-    two files a real one touches."""
+    diagnose need; the shared config task (health_config.yml) and the part's doc fragment (which
+    node_health_info extends) are the other two files a real one touches."""
     monkeypatch.setattr(fd, "COMPONENTS", fd.COMPONENTS + ("straggler",))
     part = {"key": "straggler", "component": "straggler", "needs": ("window_s",), "empty_runs": False,
             "tag": "diagnose_straggler", "spec": dict(type="dict", options=dict(window_s=dict(type="int"))),
