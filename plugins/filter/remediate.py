@@ -19,6 +19,11 @@ def remediate_plan(failing, floor=None, allow=None, services=None, gpu_holders=N
     for name, value, kind in (("allow", allow, dict), ("services", services, dict), ("gpu_holders", gpu_holders, list)):
         if value is not None and not isinstance(value, (kind, tuple) if kind is list else kind):
             raise AnsibleFilterError("_remediate_plan: %s must be a %s, got %r" % (name, kind.__name__, value))
+    # the role passes every rung's setting (roles/remediate/vars/main.yml): a name no rung has is a mistake
+    unknown = sorted(set(allow or {}) - set(ladder.allow_settings()))
+    if unknown:
+        raise AnsibleFilterError("_remediate_plan: allow names %s, which no rung has (the rungs' settings: %s)"
+                                 % (", ".join(unknown), ", ".join(ladder.allow_settings())))
     return make_unsafe(ladder.plan(list(failing), floor, allow, services, list(gpu_holders or [])))
 
 

@@ -161,9 +161,20 @@ options:
     type: int
     default: 21600
   allow_report_host:
-    description: Let automation climb to C(report_host) (Google's host repair; the VM restarts elsewhere).
+    description:
+      - Let automation climb to C(report_host) (Google's host repair; the VM restarts elsewhere).
+      - O(allow) decides instead where it names C(remediate_allow_report_host).
     type: bool
     default: false
+  allow:
+    description:
+      - The settings that allow a rung, by name, as the remediate role has them (C(remediate_allow_reboot),
+        C(remediate_allow_report_host); the C(allow) of each rung in plugins/plugin_utils/remediation/ladder.py).
+      - Every rung is gated the same way - an alert whose ladder, from the rung it would start at, holds no allowed
+        rung is held, naming the settings. A setting not given allows, except C(remediate_allow_report_host),
+        which O(allow_report_host) gives then. A name no rung has fails.
+    type: dict
+    default: {}
   node_label:
     description:
       - The alert labels naming the node, tried in order (then C(node) and C(nodename)); a C(:port) is dropped.

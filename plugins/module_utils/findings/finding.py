@@ -37,9 +37,14 @@ COMPONENTS = ("nic", "rxdm", "nccl_plugin", "nccl_profile", "host", "gpu", "rdma
 # judged only where a job runs, not by every node check: a report lists them for a host that has such a finding
 ONLY_WITH_FINDINGS = ("job",)
 SEVERITIES = ("fail", "warn")
-# repair rungs, least to most disruptive: run the job or the phase again, restart the collection's service,
-# reset the GPU, reboot the VM, report the host to Google as faulty (what each does: the remediation ladder)
+# repair rungs, least to most disruptive: a finding's rung is one of these names, and the remediation ladder
+# climbs them in this order. The rest of each rung (the setting that allows it, the work it takes from a
+# finding, its words, its task file) is plugins/plugin_utils/remediation/ladder.py RUNG_PARTS, keyed by these
+# names; a rung without all of its parts there fails at import.
 RUNGS = ("rerun", "restart", "reset_gpu", "reboot", "report_host")
+# the node command of a reset_gpu finding (its action), before the GPU it resets: the ladder runs an action
+# of this form only
+GPU_RESET = ("nvidia-smi", "--gpu-reset", "-i")
 REQUIRED = ("component", "subject", "severity", "cause")
 OPTIONAL = ("host", "repair", "rung", "action", "phase", "can_reschedule")
 # what a report shows of each finding, in its column order
@@ -63,6 +68,17 @@ def make(component, subject, severity, cause, **optional):
     out = {"component": component, "subject": subject, "severity": severity, "cause": cause}
     out.update(optional)
     return out
+
+
+def gpu_reset(gpu):
+    """The action of a reset_gpu finding: reset this one GPU (its index or PCI bus id)."""
+    return list(GPU_RESET) + [str(gpu)]
+
+
+def is_gpu_reset(action):
+    """Whether a finding's action is a reset of one GPU, as gpu_reset() spells it, and nothing else."""
+    return (isinstance(action, list) and len(action) == len(GPU_RESET) + 1 and tuple(action[:-1]) == GPU_RESET
+            and isinstance(action[-1], str) and bool(action[-1]))
 
 
 def rung_order(rung):

@@ -126,7 +126,7 @@ def judge(ev, labels=None):
         if res["status"] == "fail":
             rungs = [SEVERITY_RUNGS.get(w.get("error_severity"), DEFAULT_RUNG) for w in res["warnings"]]
             rung = max(rungs, key=fd.rung_order) if rungs else DEFAULT_RUNG
-            action = (["nvidia-smi", "--gpu-reset", "-i", res["gpu"]] if rung == "reset_gpu" and res["gpu"] is not None
+            action = (fd.gpu_reset(res["gpu"]) if rung == "reset_gpu" and res["gpu"] is not None
                       else (["reboot"] if rung == "reboot" else None))
             out.append(finding(subject, "fail", "%s failed: %s" % (what, text), rung, action))
         else:

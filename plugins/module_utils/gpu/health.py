@@ -154,7 +154,7 @@ def _label(gpu):
 
 
 def _reset(gpu):
-    return ["nvidia-smi", "--gpu-reset", "-i", str(gpu["index"])]
+    return fd.gpu_reset(gpu["index"])
 
 
 def _presence(expected, ev, gpus, groups):

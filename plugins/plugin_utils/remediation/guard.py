@@ -32,13 +32,12 @@ import time
 import uuid
 from fractions import Fraction
 
+from ansible.module_utils.parsing.convert_bool import boolean
+
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
-from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard_store
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard_store, ladder
 
 HOUR = 3600.0
-# the rungs automation climbs; report_host hands the VM to Google and is opt-in (allow_report_host)
-LADDER = fd.RUNGS
 # how a run ends: its rung cleared the finding (returned: back in service after a passing check, or kept
 # drained where returning is not enabled), no rung did, a step failed; a person released the node; the
 # node's job outlived the wait after the drain (no rung ran; it stays drained for a person, the run open);
@@ -109,8 +108,13 @@ def _severity(alert):
     return SEVERITIES.index(value) if value in SEVERITIES else len(SEVERITIES)
 
 
+def _ladder():
+    """The rungs automation climbs, in order: the ladder's table (read at each call, never copied)."""
+    return ladder.order()
+
+
 def _rung(value):
-    return value if value in LADDER else None
+    return value if value in _ladder() else None
 
 
 def _number(value):
@@ -133,10 +137,10 @@ def _run_problem(run):
         return "has a start time that is not a number (%s)" % _shown(run.get("started"))
     if run.get("ended") is not None and not _number(run["ended"]):
         return "has an end time that is not a number (%s)" % _shown(run["ended"])
-    if run.get("rung") not in LADDER:
+    if run.get("rung") not in _ladder():
         return "has an unknown rung %s" % _shown(run.get("rung"))
     # older cores recorded no rung as ""
-    if run.get("last_rung") not in LADDER + (None, ""):
+    if run.get("last_rung") not in _ladder() + (None, ""):
         return "has an unknown last rung %s" % _shown(run["last_rung"])
     for key in ("outcome", "released_from"):
         if run.get(key) is not None and run[key] not in OUTCOMES:
@@ -274,22 +278,28 @@ class Guard(object):
         window = [r for r in self.runs if r["node"] == node and not r.get("provisional")
                   and self.now - self._last(r) < self.settings["escalate_window_s"]
                   and (r.get("released_from") or r.get("outcome")) not in NO_RUNG]
-        start = asked or LADDER[0]
+        rungs = _ladder()
+        start = asked or rungs[0]
         why = "the alert's rung" if asked else "the first rung"
         if window:
             # the highest rung run in the window: a repair that did not hold is never repeated
-            last = max(window, key=lambda r: LADDER.index(_rung(r.get("last_rung") or r.get("rung")) or LADDER[0]))
-            higher = LADDER.index(_rung(last.get("last_rung") or last.get("rung")) or LADDER[0]) + 1
-            if higher >= len(LADDER):
+            last = max(window, key=lambda r: rungs.index(_rung(r.get("last_rung") or r.get("rung")) or rungs[0]))
+            higher = rungs.index(_rung(last.get("last_rung") or last.get("rung")) or rungs[0]) + 1
+            if higher >= len(rungs):
                 return None, ("held: %s failed again after the last rung (%s) within %d s; it needs a person"
-                              % (node, LADDER[-1], self.settings["escalate_window_s"]))
-            if higher > LADDER.index(start):
-                start = LADDER[higher]
+                              % (node, rungs[-1], self.settings["escalate_window_s"]))
+            if higher > rungs.index(start):
+                start = rungs[higher]
                 why = "escalated: %s failed again within %d s of a remediation that ended at %s" % (
                     node, self.settings["escalate_window_s"], last.get("last_rung") or last.get("rung"))
-        if start == "report_host" and not self.settings["allow_report_host"]:
-            return None, ("held: %s needs Google's host repair, which remediate_allow_report_host leaves to a person"
-                          % node)
+        # every rung is gated the same way, by its setting in the ladder's table: held where none from the start
+        # up is allowed (the plan on the node would climb nothing)
+        allow = allow_of(self.settings)
+        above = [row for row in ladder.table() if row["rung"] in rungs[rungs.index(start):]]
+        if not any(ladder.allows(row, allow) for row in above):
+            return None, ("held: %s needs %s, which %s leave%s to a person" % (
+                node, " or ".join(row["what"] for row in above), " and ".join(row["allow"] for row in above),
+                "" if len(above) > 1 else "s"))
         return start, why
 
     def record(self, run_id, outcome, rung, returned=False):
@@ -298,8 +308,9 @@ class Guard(object):
         if outcome not in OUTCOMES:
             raise GuardError("outcome must be one of %s, not %s" % (", ".join(OUTCOMES), _shown(outcome)))
         rung = rung or None  # an older core templates none as ""
-        if rung is not None and rung not in LADDER:
-            raise GuardError("the outcome's rung must be one of %s or none, not %s" % (", ".join(LADDER), _shown(rung)))
+        if rung is not None and rung not in _ladder():
+            raise GuardError("the outcome's rung must be one of %s or none, not %s"
+                             % (", ".join(_ladder()), _shown(rung)))
         for run in self.runs:
             if run["id"] == run_id and not run.get("provisional"):
                 run.update(outcome=outcome, last_rung=rung, ended=self.now, returned=bool(returned))
@@ -327,9 +338,30 @@ class Guard(object):
                  or r in still_open)]}
 
 
+def allow_of(settings):
+    """{setting: bool} of every rung's setting (ladder.RUNG_PARTS allow): from allow (the remediate role's
+    mapping), else the action's own option of that name less its remediate_ (allow_report_host), else
+    allowed. GuardError names a setting no rung has, or a value that is not a boolean."""
+    given = settings.get("allow") or {}
+    known = ladder.allow_settings()
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise GuardError("allow names %s, which no rung has (the rungs' settings: %s)"
+                         % (", ".join(unknown), ", ".join(known)))
+    out = {}
+    for name in known:
+        value = given.get(name, settings.get(name[len("remediate_"):]))
+        try:
+            out[name] = True if value is None else boolean(value, strict=True)
+        except TypeError:
+            raise GuardError("allow: %s must be true or false, not %s" % (name, _shown(value)))
+    return out
+
+
 def settings_of(args):
     """The guard's settings from the action's arguments, checked: GuardError names the one at fault."""
     out = dict(args)
+    allow_of(out)
     if not 0 < float(out["max_share"]) <= 1:
         raise GuardError("max_share must be above 0 and at most 1, not %s" % out["max_share"])
     for name in ("max_per_hour", "escalate_window_s"):

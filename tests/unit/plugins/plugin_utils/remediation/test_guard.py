@@ -7,9 +7,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import re
 
 import pytest
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard, guard_store
 
 
@@ -75,7 +77,7 @@ def test_a_node_under_remediation_is_not_started_twice_and_counts_against_the_sh
     g.record(first["run"], "not_cleared", "rerun", returned=False)  # kept drained: still out
     assert g.decide(alert("a3m-1"), HOSTS)["decision"] == "ignored"
     g.release("a3m-1")
-    assert g.decide(alert("a3m-1"), HOSTS)["rung"] == guard.LADDER[1]  # and one rung up
+    assert g.decide(alert("a3m-1"), HOSTS)["rung"] == fd.RUNGS[1]  # and one rung up
 
 
 def test_a_node_failing_again_within_the_window_starts_one_rung_higher_and_stops_at_the_top():
@@ -104,6 +106,36 @@ def test_a_node_failing_again_within_the_window_starts_one_rung_higher_and_stops
 def test_what_is_never_acted_on(over, item, reason):
     decision = judge(**over).decide(item, HOSTS)
     assert decision["decision"] in ("held", "ignored") and reason in decision["reason"]
+
+
+REBOOT_OFF = {"remediate_allow_reboot": False}
+
+
+def test_reboot_and_report_host_are_gated_the_same_way_by_the_rungs_settings():
+    # an alert no allowed rung can take from where it starts is held, naming the settings
+    held = judge(allow=REBOOT_OFF).decide(alert("a3m-1", rung="reboot"), HOSTS)
+    assert held["decision"] == "held"
+    assert held["reason"] == ("held: a3m-1 needs a reboot of the node or Google's host repair (the host reported as "
+                              "faulty; the VM restarts on other hardware), which remediate_allow_reboot and "
+                              "remediate_allow_report_host leave to a person")
+    # a higher allowed rung still takes it, as the plan on the node climbs to it
+    assert judge(allow=dict(REBOOT_OFF, remediate_allow_report_host=True)).decide(
+        alert("a3m-1", rung="reboot"), HOSTS)["rung"] == "reboot"
+    # the lower rungs need no setting; the role's mapping decides report_host over the action's own option
+    assert judge(allow=REBOOT_OFF).decide(alert("a3m-2", rung="reset_gpu"), HOSTS)["decision"] == "act"
+    assert judge(allow_report_host=True, allow={"remediate_allow_report_host": False}).decide(
+        alert("a3m-1", rung="report_host"), HOSTS)["decision"] == "held"
+    assert judge(allow_report_host=True).decide(alert("a3m-1", rung="report_host"), HOSTS)["decision"] == "act"
+
+
+@pytest.mark.parametrize("allow, words", [
+    ({"remediate_allow_rebooot": True}, "allow names remediate_allow_rebooot, which no rung has (the rungs' settings: "
+                                        "remediate_allow_reboot, remediate_allow_report_host)"),
+    ({"remediate_allow_reboot": "maybe"}, "allow: remediate_allow_reboot must be true or false, not 'maybe'"),
+])
+def test_a_setting_no_rung_has_or_not_a_boolean_is_refused_in_one_line(allow, words):
+    with pytest.raises(guard.GuardError, match=re.escape(words)):
+        guard.settings_of(dict(SETTINGS, allow=allow))
 
 
 def test_dry_run_decides_and_starts_no_run():

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import re
 
 import pytest
 
@@ -62,9 +63,47 @@ def test_the_guards_floor_skips_the_rungs_below_it():
 
 
 def test_every_rung_has_one_row_and_its_task_file():
-    assert tuple(row["rung"] for row in ladder.RUNG_TABLE) == fd.RUNGS
+    assert ladder.order() == fd.RUNGS
+    assert set(ladder.RUNG_PARTS) == set(fd.RUNGS)
+    assert all(set(row) == set(ladder.PARTS) | {"rung"} for row in ladder.table())
     tasks = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..", "roles", "remediate", "tasks")
-    assert all(os.path.exists(os.path.join(tasks, row["tasks"])) for row in ladder.RUNG_TABLE)
+    assert all(os.path.exists(os.path.join(tasks, row["tasks"])) for row in ladder.table())
+
+
+def test_every_step_has_every_rungs_work_key():
+    out = ladder.plan([REMAP, RXDM, PROFILE], None, {}, UNITS, ["nvidia-dcgm.service"])
+    assert rungs(out) == ["rerun", "restart", "reset_gpu", "reboot", "report_host"]
+    assert all(set(step) == {"rung", "tasks", "says", "phases", "services", "commands", "stop"}
+               for step in out["steps"])
+    assert [s["says"] for s in out["steps"]] == [
+        "re-apply the phase(s) nccl_profile", "restart gpudirect-rxdm.service", "reset GPU(s) 0000:05:00.0",
+        "reboot the node", "report its host to Google as faulty"]
+    # the work a rung takes is only its own: a reset's holders are no other rung's to stop
+    assert [s["stop"] for s in out["steps"]] == [[], [], ["nvidia-dcgm.service"], [], []]
+
+
+def test_a_gpu_reset_is_taken_from_a_reset_findings_action_only():
+    # the same command on a finding of another kind (a reboot's) is no work of the reset rung
+    other = dict(REMAP, rung="reboot")
+    assert rungs(ladder.plan([other], None, {}, UNITS)) == ["reboot", "report_host"]
+    assert fd.is_gpu_reset(fd.gpu_reset("0000:05:00.0")) and fd.gpu_reset(3) == REMAP["action"][:3] + ["3"]
+    for action in (["nvidia-smi", "--gpu-reset", "-i"], ["nvidia-smi", "--gpu-reset", "-i", "0", "; reboot"],
+                   ["nvidia-smi", "--gpu-reset", "-i", ""], "nvidia-smi --gpu-reset -i 0", None):
+        assert not fd.is_gpu_reset(action), action
+
+
+@pytest.mark.parametrize("change, word", [
+    (lambda parts: parts["reboot"].pop("tasks"), "rung reboot in ladder.RUNG_PARTS: lacks tasks"),
+    (lambda parts: parts.pop("restart"), "rung restart has no row in ladder.RUNG_PARTS"),
+    (lambda parts: parts.update(replace={}), "ladder.RUNG_PARTS holds replace, which finding.RUNGS does not name"),
+    (lambda parts: parts["rerun"].update(step=None), "rung rerun in ladder.RUNG_PARTS: work, step and shows"),
+])
+def test_a_rung_missing_a_part_is_an_error_not_a_skip(monkeypatch, change, word):
+    parts = dict((name, dict(row)) for name, row in ladder.RUNG_PARTS.items())
+    change(parts)
+    monkeypatch.setattr(ladder, "RUNG_PARTS", parts)
+    with pytest.raises(ladder.RungTableError, match=re.escape(word)):
+        ladder.plan([PROFILE], None, {}, UNITS)
 
 
 def _every_failing_finding():
