@@ -8,27 +8,23 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
-
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.action_base import ActionError, GpuAction, with_gce_auth
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api, gce_firewalls
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
 
-ARGUMENT_SPEC = dict(
+
+ARGUMENT_SPEC = with_gce_auth(dict(
     hosts=dict(type="list", elements="str", required=True),
     family=dict(type="str", required=True),
     projects=dict(type="list", elements="str"),
-    **gce_api.AUTH_ARGUMENT_SPEC
-)
+))
 
 
-class ActionModule(ActionBase):
+class ActionModule(GpuAction):
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
+    MODULE = "gce_firewall_info"
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
     @staticmethod
     def _could_not_check(result, why):
@@ -37,13 +33,11 @@ class ActionModule(ActionBase):
         result["warnings"] = ["gce_firewall_info: could not check the VPC firewall rules: %s" % why]
         return result
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def act(self, result, args, task_vars):
         if args["family"] not in families.FAMILIES:
-            raise AnsibleActionFail("gce_firewall_info: family: unknown GPU family %r; known: %s"
-                                    % (args["family"], ", ".join(families.family_names())))
-        hostvars = (task_vars or {}).get("hostvars") or {}
+            raise ActionError("family: unknown GPU family %r; known: %s"
+                              % (args["family"], ", ".join(families.family_names())))
+        hostvars = task_vars.get("hostvars") or {}
         nodes, projects = [], []
         for host in args["hosts"]:
             hvars = hostvars.get(host) or {}
@@ -55,22 +49,17 @@ class ActionModule(ActionBase):
         if not projects:
             return self._could_not_check(result, "no project: the hosts carry no gce_project and the projects "
                                                  "option is empty")
-        endpoint = gce_api.auth_from_env(args, os.environ)
-        result["warnings"] = gce_api.auth_warnings(args["auth_kind"], endpoint, args.get("service_account_file"))
+        endpoint = self.gce_auth(result, args)
         missing = gce_api.check_dependencies()
         if missing:
             return self._could_not_check(result, missing)
-        client = None
         rules = []
         try:
-            client = gce_api.client_for(args, endpoint)
-            for project in projects:
-                rules.extend(client.firewalls(project))
+            with self.gce_client(args, endpoint) as client:
+                for project in projects:
+                    rules.extend(client.firewalls(project))
         except gce_api.GceApiError as exc:
             return self._could_not_check(result, make_unsafe("cannot read the firewall rules: %s" % exc))
-        finally:
-            if client is not None:
-                client.close()
         # names and ranges come from the API: never templated
         result.update(rules=len(rules), problems=make_unsafe(gce_firewalls.judge(args["family"], nodes, rules)))
         return result

@@ -10,59 +10,42 @@ __metaclass__ = type
 
 import os
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
-
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.action_base import GpuAction, with_gce_auth
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gcs_upload
 
-ARGUMENT_SPEC = dict(
+
+ARGUMENT_SPEC = with_gce_auth(dict(
     src=dict(type="path", required=True),
     bucket=dict(type="str", required=True),
     prefix=dict(type="str", default="gpudirect-gcp/reports"),
     storage_endpoint=dict(type="str"),
-    **gce_api.AUTH_ARGUMENT_SPEC
-)
+))
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(GpuAction):
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        gce_api.auth_from_env(args, os.environ)
-        endpoint = (args.get("storage_endpoint") or os.environ.get("GCP_STORAGE_API_ENDPOINT")
-                    or gcs_upload.DEFAULT_ENDPOINT).rstrip("/")
-        result["warnings"] = gce_api.auth_warnings(args["auth_kind"], endpoint, args.get("service_account_file"))
-        try:
-            bucket = gcs_upload.valid_bucket(args["bucket"])
-            # a dry run may come before the directory it would upload exists
-            objects = ([] if self._task.check_mode and not os.path.exists(args["src"])
-                       else gcs_upload.plan(args["src"], args["prefix"]))
-        except gcs_upload.UploadError as exc:
-            raise AnsibleActionFail("gcs_upload: %s" % exc)
-        result.update(bucket=bucket, dry_run=bool(self._task.check_mode))
-        if self._task.check_mode:
+    MODULE = "gcs_upload"
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    ERRORS = (gce_api.GceApiError, gcs_upload.UploadError)
+
+    def act(self, result, args, task_vars):
+        endpoint = self.gce_auth(result, args, endpoint=args.get("storage_endpoint")
+                                 or os.environ.get("GCP_STORAGE_API_ENDPOINT") or gcs_upload.DEFAULT_ENDPOINT)
+        bucket = gcs_upload.valid_bucket(args["bucket"])
+        # a dry run may come before the directory it would upload exists
+        objects = ([] if self.check_mode and not os.path.exists(args["src"])
+                   else gcs_upload.plan(args["src"], args["prefix"]))
+        result.update(bucket=bucket, dry_run=self.check_mode)
+        if self.check_mode:
             planned = [dict(name=o["name"], size=0, generation="", **gcs_upload.links(bucket, o["name"]))
                        for o in objects]
             result.update(changed=bool(planned), objects=make_unsafe(planned),
                           msg="dry run: would upload %d object(s) to bucket %s" % (len(planned), bucket))
             return result
-        missing = gce_api.check_dependencies()
-        if missing:
-            raise AnsibleActionFail("gcs_upload: %s" % missing)
-        client = None
-        try:
-            client = gce_api.client_for(args, endpoint, scopes=gcs_upload.WRITE_SCOPES)
+        with self.gce_client(args, endpoint, scopes=gcs_upload.WRITE_SCOPES) as client:
             written = gcs_upload.upload_all(client, endpoint, bucket, objects)
-        except (gce_api.GceApiError, gcs_upload.UploadError) as exc:
-            raise AnsibleActionFail("gcs_upload: %s" % exc)
-        finally:
-            if client is not None:
-                client.close()
         # names come from files and the API: never templated again
         result.update(changed=bool(written), objects=make_unsafe(written),
                       msg=make_unsafe("uploaded %d object(s) to gs://%s/%s" % (

@@ -10,9 +10,7 @@ __metaclass__ = type
 
 import os
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
-
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.action_base import ActionError, GpuAction
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import phase_state
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
 
@@ -25,9 +23,11 @@ ROLE_DIRS = ("defaults", "files", "handlers", "meta", "tasks", "templates", "var
 SKIPPED_SUFFIXES = ("_result", "_phase_record")
 
 
-class ActionModule(ActionBase):
+class ActionModule(GpuAction):
 
-    TRANSFERS_FILES = False
+    MODULE = "phase_state"
+    # the record is on the node: the module runs there (its options are checked there)
+    _requires_connection = True
 
     def _inputs(self, prefixes, excluded, extra, task_vars):
         values = {}
@@ -49,21 +49,20 @@ class ActionModule(ActionBase):
             "code": [phase_state.tree_hash(os.path.join(PLUGINS, name)) for name in CODE_DIRS],
         }
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
+    def act(self, result, args, task_vars):
         args = dict(self._task.args)
         prefixes = args.pop("inputs_from", None) or []
         excluded = args.pop("inputs_exclude", None) or []
         extra = args.pop("inputs", None) or {}
         if not isinstance(prefixes, list) or not all(isinstance(p, str) and p for p in prefixes):
-            raise AnsibleActionFail("phase_state: inputs_from: must be a list of variable name prefixes")
+            raise ActionError("inputs_from: must be a list of variable name prefixes")
         if not isinstance(excluded, list):
-            raise AnsibleActionFail("phase_state: inputs_exclude: must be a list of variable names")
+            raise ActionError("inputs_exclude: must be a list of variable names")
         if not isinstance(extra, dict):
-            raise AnsibleActionFail("phase_state: inputs: must be a mapping")
+            raise ActionError("inputs: must be a mapping")
         # a record passes the digest its check worked out, before the phase set any fact of its own
         if not args.get("digest"):
-            args["digest"] = phase_state.digest_of(self._inputs(prefixes, set(excluded), extra, task_vars or {}),
+            args["digest"] = phase_state.digest_of(self._inputs(prefixes, set(excluded), extra, task_vars),
                                                    self._content())
         result.update(self._execute_module(module_name="gpudirect.gcp.phase_state", module_args=args,
                                            task_vars=task_vars))

@@ -11,14 +11,12 @@ __metaclass__ = type
 import os
 import time
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
-
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.action_base import GpuAction, with_gce_auth
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
-from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import alert_data, guard, guard_store
 
-ARGUMENT_SPEC = dict(
+
+ARGUMENT_SPEC = with_gce_auth(dict(
     alerts=dict(type="list", elements="raw", default=[]),
     alert_vars=dict(type="list", elements="str", default=[]),
     outcome=dict(type="dict"),
@@ -39,31 +37,26 @@ ARGUMENT_SPEC = dict(
     max_share=dict(type="float", default=0.1),
     escalate_window_s=dict(type="int", default=21600),
     allow_report_host=dict(type="bool", default=False),
+    allow=dict(type="dict", default={}),
     node_label=dict(type="list", elements="str", default=["instance"]),
-    **gce_api.AUTH_ARGUMENT_SPEC
-)
+))
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(GpuAction):
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        try:
-            # read as stored, never templated: an alert's text is data (plugin_utils/remediation/alert_data.py)
-            args["alerts"] = make_unsafe(alert_data.plain(args["alerts"], "alerts")
-                                         + alert_data.alerts_from_vars(task_vars or {}, args["alert_vars"]))
-        except alert_data.AlertDataError as exc:
-            raise AnsibleActionFail("remediation_guard: %s" % exc)
+    MODULE = "remediation_guard"
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    ERRORS = (alert_data.AlertDataError, guard.GuardError)
+
+    def act(self, result, args, task_vars):
+        # read as stored, never templated: an alert's text is data (plugin_utils/remediation/alert_data.py)
+        args["alerts"] = make_unsafe(alert_data.plain(args["alerts"], "alerts")
+                                     + alert_data.alerts_from_vars(task_vars, args["alert_vars"]))
         books = None
         try:
             books = guard_store.books_for(args, os.environ, check=guard.runs_of)
             result["warnings"] = list(books.warnings)
-            lines, out = guard.apply(args, bool(self._task.check_mode), time.time(), books=books)
-        except guard.GuardError as exc:
-            raise AnsibleActionFail("remediation_guard: %s" % exc)
+            lines, out = guard.apply(args, self.check_mode, time.time(), books=books)
         finally:
             if books is not None:
                 books.close()

@@ -333,10 +333,14 @@ def test_a_jobs_token_gets_the_scope_each_action_asks_for():
     # keyless job's uploads and host reports would get a read-only token
     from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
     assert "GCP_SCOPES" not in gce_api.AUTH_ENV.values()
+    # the actions' shared frame reads the credentials from the environment; each action asks it to
+    with open(os.path.join(ROOT, "plugins", "plugin_utils", "core", "action_base.py")) as fh:
+        text = fh.read()
+    assert "GCP_SCOPES" not in text and "auth_from_env(args, os.environ)" in text
     for action in ("gcs_upload", "gce_report_faulty_host", "gce_firewall_info"):
         with open(os.path.join(ROOT, "plugins", "action", action + ".py")) as fh:
             text = fh.read()
-        assert "GCP_SCOPES" not in text and "auth_from_env(args, os.environ)" in text, action
+        assert "GCP_SCOPES" not in text and "self.gce_auth(result, args" in text, action
     with open(os.path.join(ROOT, "plugins", "action", "gcs_upload.py")) as fh:
         assert "scopes=gcs_upload.WRITE_SCOPES" in fh.read()
     with open(os.path.join(ROOT, "plugins", "action", "gce_report_faulty_host.py")) as fh:

@@ -34,6 +34,7 @@ PLAYBOOK = """
         tasks_from: version_pair
       vars:
         _common_caller: test
+        _common_internal: true
 
     - name: Show the chosen pair
       ansible.builtin.debug:

@@ -23,6 +23,7 @@ PLAY = """
         tasks_from: health_config
       vars:
         _common_health_parts: [profile]
+        _common_internal: true
 
     - name: Show it
       ansible.builtin.debug:

@@ -65,9 +65,14 @@ def setup(tmp_path, busy_after_first=False, scontrol_rc=0):
     then = 'echo "%s" > "%s"\n' % (stand_ins.BUSY, tmp_path / "smi" / "n1") if busy_after_first else ""
     stand_ins.script(bins / "mpirun", '#!/bin/sh\necho "$@" >> "%s"\ncat "%s"\n%s'
                      % (tmp_path / "mpirun.log", OUTPUT, then))
-    stand_ins.script(bins / "scontrol", '#!/bin/sh\necho "$@" >> "%s"\n[ "$2" = reservation ] && [ %d != 0 ] && '
-                     '{ echo "Error creating the reservation: Requested nodes are busy" >&2; exit 1; }\nexit 0\n'
-                     % (tmp_path / "scontrol.log", scontrol_rc))
+    # remembers the one reservation it made, and answers for it as scontrol -o show does
+    held = tmp_path / "reservation"
+    stand_ins.script(bins / "scontrol", '#!/bin/sh\necho "$@" >> "%s"\n'
+                     '[ "$1 $2" = "-o show" ] && { cat "%s" 2>/dev/null && exit 0; echo "Reservation $4 not found"; '
+                     'exit 1; }\n[ "$2" = reservation ] && [ %d != 0 ] && '
+                     '{ echo "Error creating the reservation: Requested nodes are busy" >&2; exit 1; }\n'
+                     '[ "$1" = create ] && echo "$3 $4" > "%s"\n[ "$1" = delete ] && rm -f "%s"\nexit 0\n'
+                     % (tmp_path / "scontrol.log", held, scontrol_rc, held, held))
     perf = tmp_path / "perf"
     perf.mkdir()
     for coll in ("all_gather", "all_reduce"):
@@ -93,8 +98,9 @@ def runs(tmp_path):
 
 
 def scontrol(tmp_path):
+    """What scontrol was asked to change (its reads left out)."""
     log = tmp_path / "scontrol.log"
-    return log.read_text().splitlines() if log.exists() else []
+    return [c for c in log.read_text().splitlines() if not c.startswith("-o show")] if log.exists() else []
 
 
 def test_each_collective_is_a_sweep_of_its_own_joined_into_one_result(tmp_path):

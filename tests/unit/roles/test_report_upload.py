@@ -31,6 +31,7 @@ PLAY = """
         tasks_from: report_upload
       vars:
         _common_report_dir: "{{ run_dir }}"
+        _common_internal: true
       run_once: true
     - name: Show
       ansible.builtin.debug:

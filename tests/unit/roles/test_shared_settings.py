@@ -127,6 +127,7 @@ PLAY = """
         public: true
       vars:
         _common_family: "{{ item }}"
+        _common_internal: true
       loop: [a3-mega, a3-mega, a4]
 
     - name: Say what the play sees
