@@ -14,13 +14,16 @@ NEWEST_STAMP := $(NEWEST)/.installed
 # ansible-core 2.18 (AAP 2.7's second core), for the sanity and unit stages
 CORE218 := $(CURDIR)/build/venv-218
 CORE218_STAMP := $(CORE218)/.installed
+# ansible-core 2.17, only for the template cache's tests (the middle core of its window)
+CORE217 := $(CURDIR)/build/venv-217
+CORE217_STAMP := $(CORE217)/.installed
 NODES ?= 2
 FAMILY ?= a3-mega
 VARIANT ?= ubuntu
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv venv-newest venv-218 install test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-job-watch bench-pairing bench-scaling bench-text clean
+.PHONY: help deps system-deps venv venv-newest venv-218 venv-217 install test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-job-watch bench-pairing bench-scaling bench-text clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
@@ -85,9 +88,18 @@ $(CORE218_STAMP): requirements.txt requirements-user.txt requirements-dev.txt te
 
 venv-218: $(CORE218_STAMP)
 
+# ansible-core 2.17 and pytest alone, on the Python .venv is made on (2.17 runs on 3.10 to 3.12;
+# a Debian 13 system Python is 3.13)
+$(CORE217_STAMP): tests/requirements/core217.txt
+	@test -x $(CORE217)/bin/python || { py=$$(scripts/oldest-python.sh) && "$$py" -m venv $(CORE217); }
+	$(CORE217)/bin/python -m pip install -q -r tests/requirements/core217.txt
+	@touch $(CORE217_STAMP)
+
+venv-217: $(CORE217_STAMP)
+
 deps: system-deps venv
 
-test: deps venv-newest venv-218
+test: deps venv-newest venv-218 venv-217
 	@scripts/run-tests.sh
 
 lint: venv
@@ -96,7 +108,7 @@ lint: venv
 sanity: venv
 	@scripts/run-tests.sh sanity
 
-units: venv
+units: venv venv-newest venv-218 venv-217
 	@scripts/run-tests.sh units
 
 integration: deps venv-newest

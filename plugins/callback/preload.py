@@ -18,27 +18,44 @@ description:
   - At the start of a playbook this callback imports the collection's filter and action plugins, and the core
     connection, become, shell and action plugins nearly every task uses, and ansible-core's Jinja tests and
     filters, so that every worker inherits them.
-    At the start of each play it collects the garbage and freezes the objects still alive (C(gc.freeze())),
-    which the workers then leave alone.
+    At the start of the first play, once that play's templates are compiled, it collects the garbage and
+    freezes the objects still alive (C(gc.freeze())), once a run, which the workers then leave alone.
   - On ansible-core 2.16 to 2.18, which compile every templated string anew in each worker, it also compiles the
     templates a task will use before the workers fork for it (the task's arguments, conditionals and fields, its
     role's variables, and at each play's start the variables of one node of each set of groups), and each worker
     takes the compiled code instead of compiling its own. A template that applies a filter or a test to
     constants alone is left out, since Jinja runs such a filter while compiling (a C(random) filter over a
-    constant would otherwise give every node the same number). Later releases template with another engine, left alone.
+    constant would otherwise give every node the same number). It holds at most 8 MiB of template source; a
+    template beyond that compiles in its worker. Later releases template with another engine, left alone.
+    The O(template_cache) option switches this part off.
   - On the collection's 2-core test machine this takes about 0.5 CPU-s a node off a converged C(site.yml) run
     and about 1.5 CPU-s off a run's fixed cost by the imports, and the compiling about a fifth of the
     controller's CPU (docs/scale.md). It changes nothing in what a task does or reports.
   - It prints nothing, unless a plugin cannot be imported; the task that uses that plugin still fails on its own.
-    With C(-vvv) it says how many templates it compiled, and why any it could not.
+    With C(-vvv) it says how many templates it compiled, and why any it could not, or in one line why it
+    compiles none (the option is off, or ansible-core is outside 2.16 to 2.18).
 author:
   - gpudirect.gcp contributors (@gpudirect)
 requirements:
   - Enable it in C(ansible.cfg) with C(callbacks_enabled = gpudirect.gcp.preload) (as this collection's
     sample AWX project does), or with E(ANSIBLE_CALLBACKS_ENABLED).
+options:
+  template_cache:
+    description:
+      - Compile templates before the workers fork, on ansible-core 2.16 to 2.18. Switched off, each worker
+        compiles its own, as without this callback; the plugins are still loaded and the garbage frozen.
+    type: bool
+    default: true
+    env:
+      - name: GPUDIRECT_TEMPLATE_CACHE
+    ini:
+      - section: gpudirect
+        key: template_cache
+    version_added: 1.1.0
 """
 
 
+from ansible import release
 from ansible.plugins.callback import CallbackBase
 from ansible.plugins.loader import (
     action_loader, become_loader, connection_loader, filter_loader, shell_loader, test_loader)
@@ -55,6 +72,7 @@ except ImportError:
 TASK_FIELDS = ("vars", "loop", "loop_control", "environment", "delegate_to", "run_once",
                "ignore_errors", "no_log", "retries", "delay")
 SAMPLED_HOSTS = 8
+CORE_VERSION = release.__version__
 CONDITIONALS = ("when", "changed_when", "failed_when", "until")
 # actions whose argument is a list of conditionals
 ASSERTS = ("assert", "ansible.builtin.assert", "ansible.legacy.assert")
@@ -83,8 +101,16 @@ class CallbackModule(CallbackBase):
         preload.load_core_plugins({"action": action_loader, "become": become_loader,
                                    "connection": connection_loader, "shell": shell_loader})
         preload.load_jinja_plugins({"filter": filter_loader, "test": test_loader})
-        if AnsibleEnvironment is not None and jinja_cache.install(AnsibleEnvironment):
-            self.templar = Templar(loader=None)
+        self._start_template_cache()
+
+    def _start_template_cache(self):
+        refused = jinja_cache.refusal(CORE_VERSION, self.get_option("template_cache"))
+        if refused is None and (AnsibleEnvironment is None or not jinja_cache.install(AnsibleEnvironment)):
+            refused = "ansible-core %s has no Jinja environment to serve" % CORE_VERSION
+        if refused is not None:
+            self._display.vvv("gpudirect.gcp.preload: templates compiled in each worker: %s" % refused)
+            return
+        self.templar = Templar(loader=None)
 
     def _precompile(self, values, task=None):
         """Compile the templated text in values, and a task's own, before the workers fork.
@@ -140,7 +166,7 @@ class CallbackModule(CallbackBase):
                 self._precompile(self._play_variables(play))
             except Exception as exc:  # pylint: disable=broad-except
                 self._display.vvv("gpudirect.gcp.preload: play variables left to the workers: %s" % exc)
-        preload.freeze_heap()
+        preload.freeze_heap()  # once a run: after the first play's templates are compiled
 
     def v2_playbook_on_task_start(self, task, is_conditional):
         self._precompile((), task)

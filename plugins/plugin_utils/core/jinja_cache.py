@@ -14,12 +14,16 @@ gets its own. So a template that applies a filter or a test to constants alone i
 folding anything else (arithmetic, literals) gives the same code however often it runs. A cache
 entry is keyed by the exact source and every environment setting that changes the code Jinja
 generates; a source the cache does not hold compiles as before, in the worker.
+
+Only ansible-core's Jinja engine of CORE_WINDOW compiles this way; refusal() says why the cache stays
+off elsewhere, and the cache holds at most MAX_SOURCE_BYTES of template source.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
 from collections.abc import Mapping
 
 from jinja2 import nodes
@@ -29,9 +33,16 @@ try:
 except ImportError:  # a Jinja that does not hide its own frames from template tracebacks
     internal_code = set()
 
-MAX_ENTRIES = 20000
+# the ansible-core releases (major, minor), first and last, whose templating the cache serves: from
+# 2.19 templating is another engine, and each release inside is tested (test_jinja_cache.py's CORES)
+CORE_WINDOW = ((2, 16), (2, 18))
+# the template source the cache holds at most, in UTF-8 bytes; a source beyond it compiles in its worker
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
 _COMPILED = {}
-_STATE = {"original": None, "patched": None, "own": False, "hits": 0}
+_STATE = {"original": None, "patched": None, "own": False, "hits": 0, "bytes": 0}
+# Environment.compile's arguments after the source, and the values that make a call the plain one
+# (Environment.from_string's, the only call the cache serves)
+PLAIN_CALL = (("name", None), ("filename", None), ("raw", False), ("defer_init", False))
 # the lexer's settings (jinja2.lexer.get_lexer keys its cache by these) and the code generator's
 SETTINGS = (
     "block_start_string", "block_end_string", "variable_start_string", "variable_end_string",
@@ -56,6 +67,34 @@ def settings_key(env):
     return (type(env), values, tuple(sorted(env.extensions)), finalize_kind)
 
 
+def window_text():
+    return "%d.%d to %d.%d" % (CORE_WINDOW[0] + CORE_WINDOW[1])
+
+
+def refusal(core_version, enabled=True):
+    """Why the cache stays off for ansible-core core_version (a version string), or None when it may serve."""
+    if not enabled:
+        return "switched off (GPUDIRECT_TEMPLATE_CACHE, [gpudirect] template_cache)"
+    found = re.match(r"([0-9]+)[.]([0-9]+)", str(core_version))
+    if found is None or not CORE_WINDOW[0] <= (int(found.group(1)), int(found.group(2))) <= CORE_WINDOW[1]:
+        return "ansible-core %s is outside %s" % (core_version, window_text())
+    return None
+
+
+def plain_call(args, kwargs):
+    """True when compile's arguments after the source are all left at the plain call's values."""
+    if len(args) > len(PLAIN_CALL):
+        return False
+    given = dict(zip((name for name, _plain in PLAIN_CALL), args))
+    for name, value in kwargs.items():
+        if name in given:
+            return False
+        given[name] = value
+    plain = dict(PLAIN_CALL)
+    # an argument compile does not know yet is never plain, whatever its value
+    return all(name in plain and value is plain[name] for name, value in given.items())
+
+
 def install(environment_class):
     """Serve environment_class.compile(source) from the cache; True when it does (now or before)."""
     if _STATE["patched"] is environment_class:
@@ -64,14 +103,14 @@ def install(environment_class):
     if original is None or _STATE["patched"] is not None:
         return False
 
-    def compile(self, source, name=None, filename=None, raw=False, defer_init=False):  # pylint: disable=redefined-builtin
-        if name is None and filename is None and not raw and not defer_init and isinstance(source, str):
+    def compile(self, source, *args, **kwargs):  # pylint: disable=redefined-builtin
+        if isinstance(source, str) and plain_call(args, kwargs):
             key = settings_key(self)
             code = _COMPILED.get((key, source)) if key is not None else None
             if code is not None:
                 _STATE["hits"] += 1
                 return code
-        return _STATE["original"](self, source, name, filename, raw, defer_init)
+        return _STATE["original"](self, source, *args, **kwargs)
 
     compile.__wrapped__ = original
     internal_code.add(compile.__code__)  # left out of template tracebacks, as Jinja's own compile is
@@ -89,7 +128,7 @@ def uninstall():
         else:
             del _STATE["patched"].compile
     _STATE["original"] = _STATE["patched"] = None
-    _STATE["hits"] = 0
+    _STATE["hits"] = _STATE["bytes"] = 0
     _COMPILED.clear()
 
 
@@ -117,24 +156,27 @@ def precompile(env, sources):
     """Compile each source for env unless already done; return how many were compiled now.
 
     A source that does not compile, or that folds a filter or test, is left to the worker, which
-    compiles it (and reports its errors) as it always did."""
+    compiles it (and reports its errors) as it always did; so is one that would take the cache past
+    MAX_SOURCE_BYTES."""
     key = settings_key(env)
     original = _STATE["original"]
     if key is None or original is None:
         return 0
     done = 0
     for text in sources:
-        if len(_COMPILED) >= MAX_ENTRIES:
-            break
         if (key, text) in _COMPILED:
             continue
         try:
+            cost = len(text.encode("utf-8", "surrogatepass"))
+            if _STATE["bytes"] + cost > MAX_SOURCE_BYTES:
+                continue
             tree = env.parse(text)
             if folds_a_plugin(tree):
                 continue
             _COMPILED[(key, text)] = original(env, tree)
         except Exception:  # pylint: disable=broad-except
             continue
+        _STATE["bytes"] += cost
         done += 1
     return done
 
@@ -194,3 +236,8 @@ def hits():
 
 def size():
     return len(_COMPILED)
+
+
+def source_bytes():
+    """How many bytes of template source the cache holds."""
+    return _STATE["bytes"]

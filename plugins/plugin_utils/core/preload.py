@@ -41,6 +41,7 @@ CORE_PLUGINS = (
     ("action", "fail"),
     ("action", "validate_argument_spec"),
 )
+_FROZEN = {"done": False}
 
 
 def import_collection_plugins(packages=COLLECTION_PACKAGES):
@@ -94,11 +95,17 @@ def load_jinja_plugins(loaders):
 
 
 def freeze_heap():
-    """Collect the garbage, then move every object still alive out of the collector's reach.
+    """Collect the garbage, then move every object still alive out of the collector's reach, once
+    a process; True when this call froze them.
 
     A forked worker's garbage collection would otherwise walk the main process's objects,
     writing to their pages and so copying them into the worker (copy-on-write). What is
-    frozen is the playbook, the inventory and the variables, which live for the whole run."""
+    frozen is the playbook, the inventory and the variables, which live for the whole run. Once:
+    an object frozen alive is never collected, even once it is garbage, so each further freeze
+    would keep more of it."""
+    if _FROZEN["done"]:
+        return False
+    _FROZEN["done"] = True
     gc.collect()
     gc.freeze()
-    return gc.get_freeze_count()
+    return True

@@ -6,12 +6,27 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import random
+import re
+import subprocess
 
 import pytest
+import yaml
 from jinja2 import Environment
 
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import jinja_cache
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
+CHECKS = os.path.join(ROOT, "tests", "cores", "jinja_cache_checks.py")
+# the virtualenvs the cache's checks run on, each with the make target that builds it and the
+# ansible-core release it holds: every release of the window, and the newest ("outside" it)
+CORES = (
+    (".venv", "venv", "2.16"),
+    ("build/venv-217", "venv-217", "2.17"),
+    ("build/venv-218", "venv-218", "2.18"),
+    ("build/venv-newest", "venv-newest", "outside"),
+)
 
 
 class _Env(Environment):
@@ -30,9 +45,9 @@ def _counting(env):
     calls = []
     real = jinja_cache._STATE["original"]
 
-    def counted(self, source, *args):
+    def counted(self, source, *args, **kwargs):
         calls.append(source)
-        return real(self, source, *args)
+        return real(self, source, *args, **kwargs)
 
     jinja_cache._STATE["original"] = counted
     return calls
@@ -146,3 +161,150 @@ def test_a_conditional_form_that_cannot_be_seen_is_none():
     assert jinja_cache.conditional_form(never_templates) is None
     assert jinja_cache.conditional_form(lambda text, templar: templar.template("no probe")) is None
     assert jinja_cache.conditional_form(templates_it_bare) == ("", "")
+
+
+def test_the_window_is_one_constant_and_says_why_outside_it():
+    assert jinja_cache.window_text() == "2.16 to 2.18"
+    for version, why in (("2.16.0", None), ("2.17.14", None), ("2.18.19", None), ("2.18.0rc1", None),
+                         ("2.15.13", "ansible-core 2.15.13 is outside 2.16 to 2.18"),
+                         ("2.19.0", "ansible-core 2.19.0 is outside 2.16 to 2.18"),
+                         ("3.17.0", "ansible-core 3.17.0 is outside 2.16 to 2.18"),
+                         ("devel", "ansible-core devel is outside 2.16 to 2.18")):
+        assert jinja_cache.refusal(version) == why, version
+    assert jinja_cache.refusal("2.17.0", enabled=False).startswith("switched off (GPUDIRECT_TEMPLATE_CACHE")
+
+
+def test_only_the_plain_call_is_plain(monkeypatch):
+    for args, kwargs, plain in (((), {}, True), ((None, None, False, False), {}, True),
+                                ((), {"name": None, "defer_init": False}, True),
+                                (("t",), {}, False), ((None, "t.j2"), {}, False), ((), {"raw": True}, False),
+                                ((None, None, False, True), {}, False), ((None,), {"name": None}, False),
+                                ((None, None, False, False, None), {}, False), ((), {"later": None}, False),
+                                ((), {"raw": 0}, False)):
+        assert jinja_cache.plain_call(args, kwargs) is plain, (args, kwargs)
+    # a row of the table reaches both the keyword and the positional forms
+    monkeypatch.setattr(jinja_cache, "PLAIN_CALL", jinja_cache.PLAIN_CALL + (("later", None),))
+    assert jinja_cache.plain_call((), {"later": None}) and jinja_cache.plain_call((None,) * 2 + (False,) * 2 + (None,), {})
+
+
+def test_compile_passes_every_argument_through_and_serves_only_the_plain_call(cache):
+    env = _Env()
+    assert cache.precompile(env, ["{{ x }}"]) == 1
+    calls = []
+    real = cache._STATE["original"]
+
+    def recorded(self, source, *args, **kwargs):
+        calls.append((args, kwargs))
+        return real(self, source, *args, **kwargs)
+
+    cache._STATE["original"] = recorded
+    assert "def root(" in env.compile("{{ x }}", "t", "t.j2", True, True)
+    assert env.compile("{{ x }}", name="t", filename="t.j2").co_filename == "t.j2"
+    with pytest.raises(TypeError, match="later_option"):
+        env.compile("{{ x }}", None, later_option=None)
+    assert calls == [(("t", "t.j2", True, True), {}), ((), {"name": "t", "filename": "t.j2"}),
+                     ((None,), {"later_option": None})]
+    assert cache.hits() == 0
+    assert env.compile("{{ x }}", None, None, raw=False) is env.compile("{{ x }}") and cache.hits() == 2
+    assert len(calls) == 3
+
+
+def test_the_cache_holds_at_most_its_bytes_and_compiles_the_rest_as_before(cache, monkeypatch):
+    env = _Env()
+    held = len("{{ a }}{{ b }}é".encode("utf-8"))  # 16 bytes, 15 characters
+    monkeypatch.setattr(cache, "MAX_SOURCE_BYTES", held + 2)
+    assert cache.precompile(env, ["{{ a }}", "{{ b }}é", "{{ c }}", "{{ a }}"]) == 2
+    assert cache.size() == 2 and cache.source_bytes() == held
+    calls = _counting(env)
+    assert env.from_string("{{ c }}").render(c=3) == "3"
+    assert env.from_string("{{ b }}é").render(b=2) == "2é"
+    assert calls == ["{{ c }}"]
+    assert cache.precompile(env, ["{{ c }}", "{}", "{}"]) == 1  # what still fits is still taken
+    assert cache.source_bytes() == held + 2
+    cache.uninstall()
+    assert cache.source_bytes() == 0
+
+
+def test_the_callback_documents_the_option_the_window_and_the_cap():
+    from ansible_collections.gpudirect.gcp.plugins.callback import preload
+
+    doc = yaml.safe_load(preload.DOCUMENTATION)
+    option = doc["options"]["template_cache"]
+    assert (option["type"], option["default"]) == ("bool", True)
+    assert option["env"] == [{"name": "GPUDIRECT_TEMPLATE_CACHE"}]
+    assert option["ini"] == [{"section": "gpudirect", "key": "template_cache"}]
+    text = " ".join(" ".join(doc["description"]).split())
+    assert text.count(jinja_cache.window_text()) == 2
+    assert "at most %d MiB of template source" % (jinja_cache.MAX_SOURCE_BYTES >> 20) in text
+    assert jinja_cache.refusal("2.17.0", False).startswith("switched off (%s, [%s] %s)" % (
+        option["env"][0]["name"], option["ini"][0]["section"], option["ini"][0]["key"]))
+
+
+def _rules(makefile):
+    """Each make target's prerequisites."""
+    found = re.findall(r"^([A-Za-z0-9_.-]+):(?![=])([^\n]*)$", makefile, re.M)
+    return dict((name, deps.split()) for name, deps in found)
+
+
+def _table_problems(cores, makefile):
+    """What is wrong with a CORES table: a virtualenv `make test` does not build, a release of the
+    window with no row, a row inside the window for no release of it."""
+    problems, rules = [], _rules(makefile)
+    reached, todo = set(), ["test"]
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo.extend(rules.get(name, ()))
+    for venv, target, _release in cores:
+        if target not in reached:
+            problems.append("make test does not build %s" % target)
+        if "$(CURDIR)/%s\n" % venv not in makefile:
+            problems.append("the Makefile makes no %s" % venv)
+    (major, first), (last_major, last) = jinja_cache.CORE_WINDOW
+    assert major == last_major
+    window = ["%d.%d" % (major, minor) for minor in range(first, last + 1)]
+    releases = [release for _venv, _target, release in cores]
+    if sorted(release for release in releases if release != "outside") != window:
+        problems.append("the rows hold %s, the window %s" % (releases, window))
+    if releases.count("outside") != 1:
+        problems.append("%d rows outside the window" % releases.count("outside"))
+    return problems
+
+
+def test_every_release_of_the_window_has_a_core_that_make_test_builds():
+    with open(os.path.join(ROOT, "Makefile")) as handle:
+        makefile = handle.read()
+    assert _table_problems(CORES, makefile) == []
+    assert _table_problems(CORES + (("build/venv-299", "venv-299", "2.99"),), makefile) == [
+        "make test does not build venv-299", "the Makefile makes no build/venv-299",
+        "the rows hold ['2.16', '2.17', '2.18', 'outside', '2.99'], the window ['2.16', '2.17', '2.18']"]
+    assert _table_problems(CORES[:-1], makefile) == ["0 rows outside the window"]
+
+
+def _run_checks(venv, target, release, tmp_path):
+    """tests/cores/jinja_cache_checks.py on venv's ansible-core, every check passed (none skipped)."""
+    python = os.path.join(ROOT, venv, "bin", "python")
+    if not os.path.exists(python):
+        pytest.fail("no %s: run make %s" % (venv, target))
+    config = tmp_path / "ansible.cfg"
+    config.write_text(u"[gpudirect]\ntemplate_cache = false\n")
+    env = dict((name, value) for name, value in os.environ.items()
+               if name not in ("GPUDIRECT_TEMPLATE_CACHE", "PYTHONPATH", "PYTEST_ADDOPTS"))
+    # the checks need no pytest plugin, and loading each installed one doubles their start
+    env.update(GPUDIRECT_CHECK_CORE=release, ANSIBLE_CONFIG=str(config), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    proc = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", CHECKS], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    with open(CHECKS) as handle:
+        checks = len(re.findall(r"^def test_", handle.read(), re.M))
+    assert proc.returncode == 0 and re.search(r"^%d passed in " % checks, proc.stdout, re.M), proc.stdout[-4000:]
+
+
+@pytest.mark.parametrize("venv, target, release", CORES, ids=[row[1] for row in CORES])
+def test_the_cache_serves_on_each_core_of_its_window_and_refuses_outside(venv, target, release, tmp_path):
+    _run_checks(venv, target, release, tmp_path)
+
+
+def test_a_missing_core_fails_naming_the_make_target(tmp_path):
+    with pytest.raises(pytest.fail.Exception, match="^no build/venv-299: run make venv-299$"):
+        _run_checks("build/venv-299", "venv-299", "2.99", tmp_path)

@@ -73,30 +73,45 @@ def test_the_core_plugins_named_exist_in_this_ansible_core():
                                       "connection": connection_loader, "shell": shell_loader}) == []
 
 
-def test_the_objects_alive_are_frozen_after_a_collection():
+def test_the_objects_alive_are_frozen_after_a_collection_once(monkeypatch):
+    monkeypatch.setitem(preload._FROZEN, "done", False)
     try:
         kept = [types.SimpleNamespace(n=n) for n in range(100)]
-        assert preload.freeze_heap() >= len(kept)
-        assert gc.get_freeze_count() >= len(kept)
+        assert preload.freeze_heap() is True
+        frozen = gc.get_freeze_count()
+        assert frozen >= len(kept)
+        later = [types.SimpleNamespace(n=n) for n in range(100)]
+        assert preload.freeze_heap() is False
+        assert gc.get_freeze_count() == frozen and later  # the second call froze nothing
     finally:
         gc.unfreeze()
 
 
-def test_the_callback_preloads_once_and_freezes_at_each_play(monkeypatch):
+def test_the_callback_preloads_once_and_freezes_once_after_the_first_plays_templates(monkeypatch):
     calls = []
     monkeypatch.setattr(preload, "import_collection_plugins", lambda: calls.append("import") or ([], ["x: broken"]))
     monkeypatch.setattr(preload, "load_core_plugins", lambda loaders: calls.append(sorted(loaders)) or [])
-    monkeypatch.setattr(preload, "freeze_heap", lambda: calls.append("freeze") or 0)
-    monkeypatch.setattr(jinja_cache, "install", lambda cls: calls.append(cls.__name__) and False)
+    monkeypatch.setitem(preload._FROZEN, "done", False)
+    monkeypatch.setattr(preload.gc, "collect", lambda: calls.append("collect"))
+    monkeypatch.setattr(preload.gc, "freeze", lambda: calls.append("freeze"))
+    # a core inside the cache's window, whichever runs the test
+    monkeypatch.setattr(callback, "CORE_VERSION", "2.17.0")
+    monkeypatch.setattr(callback, "AnsibleEnvironment", type("StandIn", (object,), {}))
+    monkeypatch.setattr(callback, "Templar", lambda loader: "templar")
+    monkeypatch.setattr(jinja_cache, "install", lambda cls: calls.append("install " + cls.__name__) or True)
     plugin = callback.CallbackModule()
+    monkeypatch.setattr(plugin, "get_option", {"template_cache": True}.get)  # as ansible.cfg would set it
+    monkeypatch.setattr(plugin, "_play_variables", lambda play: calls.append("variables of " + play) or [])
+    monkeypatch.setattr(plugin, "_precompile", lambda values, task=None: calls.append("precompile"))
     warnings = []
     monkeypatch.setattr(plugin._display, "warning", warnings.append)
     plugin.v2_playbook_on_start(None)
-    plugin.v2_playbook_on_play_start(None)
+    plugin.v2_playbook_on_play_start("one")
     plugin.v2_playbook_on_start(None)
-    plugin.v2_playbook_on_play_start(None)
-    cache = ["AnsibleEnvironment"] if callback.AnsibleEnvironment is not None else []  # before 2.19 only
-    assert calls == ["import", ["action", "become", "connection", "shell"]] + cache + ["freeze", "freeze"]
+    plugin.v2_playbook_on_play_start("two")
+    assert calls == ["import", ["action", "become", "connection", "shell"], "install StandIn",
+                     "variables of one", "precompile", "collect", "freeze", "variables of two", "precompile"]
+    assert plugin.templar == "templar"
     assert warnings == ["gpudirect.gcp.preload: cannot import x: broken"]
 
 
