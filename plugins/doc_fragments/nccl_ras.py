@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Where the modules that ask NCCL RAS find it (module_utils/nccl/nccl_ras.py ARGUMENT_SPEC)."""
+"""Where the modules that ask NCCL RAS find it (module_utils/job/nccl_ras.py ARGUMENT_SPEC)."""
 
 from __future__ import absolute_import, division, print_function
 

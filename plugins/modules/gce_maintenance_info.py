@@ -24,21 +24,14 @@ description:
 author:
   - gpudirect.gcp contributors (@gpudirect)
 extends_documentation_fragment:
+  - gpudirect.gcp.maintenance
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 options:
-  metadata_url:
-    description: The metadata server's C(computeMetadata/v1) root.
-    type: str
-    default: http://metadata.google.internal/computeMetadata/v1
   timeout:
     description: Seconds to wait for each answer of the metadata server.
     type: float
     default: 3
-  warn_within_h:
-    description: Hours ahead within which the start of a scheduled maintenance window is a warning.
-    type: float
-    default: 24
 seealso:
   - name: Monitor and plan for a host maintenance event
     description: Google's description of the maintenance notices on the metadata server.

@@ -23,14 +23,14 @@ description:
     row remapping, pending page retirement; PCIe link width below the maximum (and generation, for a GPU at
     full performance); clock event reasons that mean a fault; persistence mode; NVLink links inactive or
     fewer than the family has, or all inactive; C(nvidia-fabricmanager) running on families with NVSwitches;
-    NVSwitch SXid lines in the kernel log (a fatal one fails, a non-fatal one warns); on A4X, every
-    GPU's fabric state (completed, success, non-zero clique and cluster ids); wherever a GPU reports it, the
+    NVSwitch SXid lines in the kernel log (a fatal one fails, a non-fatal one warns); on the families whose
+    GPUs join an NVLink fabric (A4X, A4X Max), every GPU's fabric state (completed, success, non-zero clique and cluster ids); wherever a GPU reports it, the
     fabric's own health summary (unhealthy, degraded bandwidth, an unhealthy route or a wrong configuration
     fail; limited capacity or a recovery in progress warn)."
-  - "On families with IMEX (A4X), also IMEX: the service running, C(nodes_config.cfg) listing exactly the
+  - "On families with IMEX (A4X, A4X Max), also IMEX: the service running, C(nodes_config.cfg) listing exactly the
     VMs of the node's NVLink domain (O(imex_nodes)), the channel devices present, and C(nvidia-imex-ctl -q)
     answering C(READY); these findings have component C(imex)."
-  - "On families with GPUDirect RDMA (A3 Ultra, A4, A4X), also each expected RDMA device: present, its port
+  - "On families with GPUDirect RDMA (transport gIB), also each expected RDMA device: present, its port
     C(ACTIVE) on an Ethernet link, its active MTU what the VPC MTU allows (C(ibv_devinfo)), and its error
     counters read twice, O(rdma_interval_s) apart, so a port that flaps or drops packets now is named; these
     findings have component C(rdma) and the subject C(<device> port <n>)."
@@ -49,57 +49,8 @@ options:
     description: The node's machine family (C(gpu_family) from the inventory).
     type: str
     required: true
-  sys_dir:
-    description: Where sysfs is mounted. Only a test bed without GPUs points it elsewhere.
-    type: path
-    default: /sys
-  imex_nodes:
-    description:
-      - Addresses of the VMs of the node's NVLink domain, which C(nodes_config.cfg) must list (the
-        P(gpudirect.gcp.nvlink_domain_peers#filter) filter gives them). Unset, the list is not compared.
-      - Ignored on families without IMEX.
-    type: list
-    elements: str
-  imex_wait_s:
-    description:
-      - Seconds to keep looking while IMEX has a failing finding, since the domain connects only once its other
-        VMs have started IMEX too. 0 takes one look.
-    type: int
-    default: 0
-  dcgm_level:
-    description:
-      - The level of DCGM's diagnostic (C(dcgmi diag -r)) where the node has C(dcgmi). 1 takes seconds; 2 about
-        two minutes; 3 and 4 stress the GPUs for tens of minutes (run them on drained nodes). 0 leaves DCGM out.
-    type: int
-    default: 1
-    choices: [0, 1, 2, 3, 4]
-  dcgm_timeout_s:
-    description: Seconds DCGM's diagnostic may take before it counts as one that could not run.
-    type: int
-    default: 300
-  rdma_interval_s:
-    description:
-      - Seconds between the two reads of the RDMA error counters; a counter that rises in between names its
-        port. Ignored on families without RDMA devices.
-    type: float
-    default: 1.0
-  xid_policy:
-    description:
-      - Changes to the collection's Xid catalogue (NVIDIA's reading of each Xid), per Xid, the rest kept as the
-        catalogue says. Keys are Xid numbers (C("79") or C(79)); each value may set any of C(severity)
-        (C(fail) or C(warn)), C(repair) (the rung, as RV(findings[].rung) names them), C(count) (events of that
-        Xid on one GPU, 1 or more, that make its severity apply; fewer give a C(warn)) and C(window_s) (the
-        seconds those events must fall within, 1 or more; null counts since boot, as where the log lines carry
-        no time).
-      - "Example: C({\"79\": {\"severity\": \"fail\"}, \"13\": {\"count\": 5, \"window_s\": 3600,
-        \"severity\": \"fail\", \"repair\": \"reset_gpu\"}}). An Xid the catalogue lacks may be given one."
-      - A bad entry (a code that is not a number, an unknown field, a severity or rung not listed, a count or
-        window that is not a whole number of 1 or more) gives one C(warn) finding with the subject
-        C(xid_policy) naming the code and field; the catalogue's value stands for that field, and the rest of
-        the policy applies.
-      - Unset, the catalogue applies as it is.
-    type: dict
 extends_documentation_fragment:
+  - gpudirect.gcp.gpu
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 seealso:

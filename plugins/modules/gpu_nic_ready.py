@@ -19,13 +19,15 @@ description:
     link-local address where an IPv6 address is expected is named as missing its IPv6 address.
   - With O(peers), also sends a full-size don't-fragment ping (C(ping -M do -s MTU-28)) out of the NIC to
     every peer address, which proves the whole path carries the MTU.
-  - For gIB families (A3 Ultra, A4, A4X) it also checks that each NIC's RDMA device is ACTIVE and that its
-    GID table holds the NIC's IPv4 address (see O(rdma)).
+  - On the families whose transport is gIB it also checks that each NIC's RDMA device is ACTIVE and that its
+    GID table holds the NIC's address (see O(rdma)). With O(rdma=auto), a node without RDMA devices gets
+    C(no RDMA devices on this node) in RV(rdma) and a warning, not a failure.
   - "Fails with one message that names every bad NIC and why, for example C(eth3: mtu 1460, expected 8244)."
   - Never changes the node.
 author:
   - gpudirect.gcp contributors (@gpudirect)
 extends_documentation_fragment:
+  - gpudirect.gcp.nics
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 options:
@@ -81,16 +83,6 @@ options:
     description:
       - The GPU machine family (C(gpu_family) host variable). RDMA checks apply to gIB families only.
     type: str
-  rdma:
-    description:
-      - How to treat the RDMA checks of gIB families.
-      - C(auto) checks the RDMA devices when the node has any; on a node without any it says
-        C(no RDMA devices on this node) in RV(rdma) and warns, without failing.
-      - C(required) fails every NIC when the node has no RDMA devices.
-      - C(skip) does not check RDMA.
-    type: str
-    choices: [auto, required, skip]
-    default: auto
 notes:
   - Peer pings need C(ping) from iputils. Keep the peer lists short on large clusters (the
     readiness phase plans a bounded set); a node that cannot send a ping retries it.

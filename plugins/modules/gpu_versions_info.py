@@ -36,13 +36,8 @@ options:
     description: RxDM's image (its last path element is looked for in the unit).
     type: str
     default: ""
-  sys_dir:
-    description: Where sysfs is; the driver's version is C(module/nvidia/version) under it. Only a test bed
-      without GPUs points it elsewhere.
-    type: path
-    default: /sys
-    version_added: 1.1.0
 extends_documentation_fragment:
+  - gpudirect.gcp.gpu.sys_dir
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 """

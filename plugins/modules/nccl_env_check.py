@@ -29,22 +29,6 @@ options:
   path:
     description: An env file on the node to read and check instead of O(env); a missing file fails.
     type: path
-  iface_vars:
-    description: Variables whose value is a comma-separated list of interface names.
-    type: list
-    elements: str
-    default: []
-  binding_vars:
-    description: Variables of the form C(<iface>:<cpus>;<iface>:<cpus>).
-    type: list
-    elements: str
-    default: []
-  plugin_lib_dir:
-    description: Directory of the installed plugin; must be the first C(LD_LIBRARY_PATH) entry.
-    type: path
-  plugin_library:
-    description: File that must exist in O(plugin_lib_dir).
-    type: str
   plugin_missing_ok:
     description:
       - Skip the checks of the plugin's own files when O(plugin_lib_dir) does not exist yet (check mode before the
@@ -61,6 +45,7 @@ options:
     type: path
     default: /sys/class/net
 extends_documentation_fragment:
+  - gpudirect.gcp.profile
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 """

@@ -25,15 +25,12 @@ options:
     description: GPU family id (see the family table).
     type: str
     required: true
-  record_file:
-    description: The record's file name in the family's plugin install directory.
-    type: str
-    default: .gpudirect-installed
   root:
     description: Prefix for every path read (tests and chroots).
     type: path
     default: /
 extends_documentation_fragment:
+  - gpudirect.gcp.plugin
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 """

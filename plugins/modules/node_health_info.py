@@ -27,6 +27,13 @@ description:
 author:
   - gpudirect.gcp contributors (@gpudirect)
 extends_documentation_fragment:
+  # one per part of the node check (node_health.PARTS), shared with the module that checks that part alone
+  - gpudirect.gcp.gpu.part
+  - gpudirect.gcp.nics
+  - gpudirect.gcp.rxdm.part
+  - gpudirect.gcp.plugin.part
+  - gpudirect.gcp.profile.part
+  - gpudirect.gcp.maintenance.part
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 options:
@@ -40,40 +47,6 @@ options:
   family:
     description: The node's machine family (C(gpu_family) from the inventory).
     type: str
-  gpu:
-    description: Check the GPUs (and IMEX and the RDMA ports where the family has them).
-    type: dict
-    suboptions:
-      sys_dir:
-        description: Where sysfs is mounted. Only a test bed without GPUs points it elsewhere.
-        type: path
-        default: /sys
-      imex_nodes:
-        description: Addresses of the VMs of the node's NVLink domain, which IMEX's node list must hold.
-        type: list
-        elements: str
-      imex_wait_s:
-        description: Seconds to keep looking while IMEX fails, for a domain whose other VMs are still starting.
-        type: int
-        default: 0
-      dcgm_level:
-        description: Level of DCGM's diagnostic where the node has C(dcgmi); 0 leaves it out.
-        type: int
-        default: 1
-        choices: [0, 1, 2, 3, 4]
-      dcgm_timeout_s:
-        description: Seconds DCGM's diagnostic may take before it counts as one that could not run.
-        type: int
-        default: 300
-      rdma_interval_s:
-        description: Seconds between the two reads of the RDMA error counters.
-        type: float
-        default: 1.0
-      xid_policy:
-        description:
-          - Changes to the collection's Xid catalogue, per Xid, as P(gpudirect.gcp.gpu_health_info#module)'s
-            O(gpudirect.gcp.gpu_health_info#module:xid_policy) takes them.
-        type: dict
   nics:
     description:
       - The GPU NICs the node must have, as the P(gpudirect.gcp.gpu_nic_facts#module) map gives them
@@ -83,47 +56,10 @@ options:
     elements: dict
   peers:
     description:
-      - Addresses of the same NIC on other nodes, keyed by C(network), pinged out of each NIC at full size
-        without fragmenting (C(ping -M do -s MTU-28)). A failed ping is kept in the NIC's C(peers) in RV(nics), not made a
-        finding here, since which end is at fault needs every node's pings.
+      - Addresses of the same NIC on other nodes, keyed by the NIC's API name (C(nic)), pinged out of each NIC at
+        full size without fragmenting (C(ping -M do -s MTU-28)). A failed ping is kept in the NIC's C(peers) in
+        RV(nics), not made a finding here, since which end is at fault needs every node's pings.
     type: dict
-  rdma:
-    description:
-      - Check each NIC's RDMA device and that its GID table holds the NIC's address, on the families that use
-        RDMA. C(required) makes a node without RDMA devices a fault; C(auto) says so without one.
-    type: str
-    choices: [auto, required, skip]
-    default: auto
-  rxdm:
-    description: Check RxDM (TCPX and TCPXO families).
-    type: dict
-    suboptions:
-      engine:
-        description: The container engine that runs RxDM.
-        type: str
-        choices: [auto, docker, podman]
-        default: auto
-      container:
-        description: The RxDM container's name.
-        type: str
-        required: true
-      unit:
-        description: The systemd unit that runs the container, with its C(.service) suffix.
-        type: str
-      health_check_file:
-        description: The file in the container whose presence says RxDM is ready (TCPXO).
-        type: str
-      ready_line:
-        description: The log line that says RxDM is ready.
-        type: str
-      max_restarts:
-        description: Automatic restarts of the unit beyond which RxDM counts as failing.
-        type: int
-        default: 0
-      log_lines:
-        description: Log lines to keep when RxDM is not ready; the last one goes into the cause.
-        type: int
-        default: 5
   rxdm_wait_s:
     description: Seconds RxDM may take to become ready; 0 takes one look.
     type: int
@@ -137,50 +73,6 @@ options:
     type: float
     default: 60
     version_added: 1.1.0
-  plugin:
-    description: Check the NCCL net plugin's files.
-    type: dict
-    suboptions:
-      record_file:
-        description: Name of the install record in the family's plugin install directory.
-        type: str
-        required: true
-  profile:
-    description: Check the NCCL env file.
-    type: dict
-    suboptions:
-      path:
-        description: The env file.
-        type: path
-        required: true
-      iface_vars:
-        description: Variables that name interfaces, each of which the node must have.
-        type: list
-        elements: str
-        default: []
-      binding_vars:
-        description: Variables that bind NICs to GPUs, whose interfaces the node must have.
-        type: list
-        elements: str
-        default: []
-      plugin_lib_dir:
-        description: The plugin's library directory, which C(LD_LIBRARY_PATH) must hold.
-        type: path
-      plugin_library:
-        description: The library that directory must hold.
-        type: str
-  maintenance:
-    description: Read the host maintenance the metadata server announces.
-    type: dict
-    suboptions:
-      metadata_url:
-        description: The metadata server's C(computeMetadata/v1) root.
-        type: str
-        default: http://metadata.google.internal/computeMetadata/v1
-      warn_within_h:
-        description: Hours ahead within which a maintenance window is a warning.
-        type: float
-        default: 24
 seealso:
   - module: gpudirect.gcp.gpu_health_info
   - module: gpudirect.gcp.gpu_nic_ready

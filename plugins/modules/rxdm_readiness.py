@@ -28,19 +28,6 @@ options:
     description: Path or name of the container engine command.
     type: str
     required: true
-  container:
-    description: Name of the RxDM container.
-    type: str
-    default: receive-datapath-manager
-  unit:
-    description: systemd unit that runs the container; its journal is shown when the container has no log.
-    type: str
-  health_check_file:
-    description: Path, inside the container, of the health-check file.
-    type: str
-  ready_line:
-    description: Text that marks readiness, in the health-check file or the log.
-    type: str
   settle_s:
     description: Seconds the container must run when there is no file and no line to wait for.
     type: int
@@ -53,11 +40,8 @@ options:
     description: Seconds between polls.
     type: float
     default: 2.0
-  log_lines:
-    description: How many log lines to show on failure.
-    type: int
-    default: 20
 extends_documentation_fragment:
+  - gpudirect.gcp.rxdm
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 """

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The RDMA ports of the GPU NICs (A3 Ultra, A4, A4X): each expected device present, its port
+"""The RDMA ports of the GPU NICs (A3 Ultra, A4, A4X, A4X Max): each expected device present, its port
 active on an Ethernet link (RoCE), its active MTU what the VPC MTU allows, and its error counters
 read twice so that a port that flaps or drops packets now is named, not one that did so last month.
 

@@ -22,7 +22,7 @@ FORBIDDEN = ("nccl-reports/", "reports/", ".pytest_cache", "__pycache__", ".pyc"
 # the development toolchain, at the top of the tree
 DEVELOPMENT = ("tests/", "extensions/molecule/", "benchmarks/", "scripts/", "inventories/sandbox/", "changelogs/fragments/",
                ".ci/", "Makefile", "requirements-dev.txt", "pytest.ini", "conftest.py", "ansible.cfg", ".ansible-lint",
-               ".yamllint", ".gitignore")
+               ".ansible-lint-ignore", ".yamllint", ".gitignore")
 # what users run
 SHIPPED = ("playbooks/diagnose.yml", "plugins/inventory/gce_gpu.py", "roles/diagnose/tasks/main.yml", "site.yml",
            "README.md", "COPYING", "requirements.txt", "requirements.yml", "meta/runtime.yml", "bindep.txt",
