@@ -8,26 +8,27 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import textwrap
 
-# Written once, at no indent, with a slot where the two modules' specs differ (the node check's config must
-# name the record; nccl_plugin_info defaults to the collection's). No O() or RV(): the same text sits at the
-# top of one module's options and one level down in the other's.
-_OPTIONS = r"""
-record_file:
-  description: The install record's file name in the family's plugin install directory.
-  type: str
-  %(record_file)s
-"""
-
-
+# Literal text, as ansible-test reads a fragment. PART repeats the options of DOCUMENTATION one level
+# down (defaults may differ); tests/unit/docs/test_shared_options.py fails where their texts part.
 class ModuleDocFragment(object):
 
-    DOCUMENTATION = "options:" + textwrap.indent(_OPTIONS % dict(record_file="default: .gpudirect-installed"), " " * 2)
+    DOCUMENTATION = r"""
+options:
+  record_file:
+    description: The install record's file name in the family's plugin install directory.
+    type: str
+    default: .gpudirect-installed
+"""
 
     PART = r"""
 options:
   plugin:
     description: Check the NCCL net plugin's files against its install record.
     type: dict
-    suboptions:""" + textwrap.indent(_OPTIONS % dict(record_file="required: true"), " " * 6)
+    suboptions:
+      record_file:
+        description: The install record's file name in the family's plugin install directory.
+        type: str
+        required: true
+"""

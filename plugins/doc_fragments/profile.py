@@ -9,47 +9,62 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import textwrap
 
-# Written once, at no indent. No O() or RV(): the same text sits at the top of one module's options and one
-# level down in the other's, where such a pointer would lead nowhere.
-_SHARED = r"""
-iface_vars:
-  description:
-    - Variables whose value is a comma-separated list of interface names, each of which the node must have.
-  type: list
-  elements: str
-  default: []
-binding_vars:
-  description:
-    - Variables that bind interfaces to CPUs, of the form C(<iface>:<cpus>;<iface>:<cpus>), each of whose
-      interfaces the node must have.
-  type: list
-  elements: str
-  default: []
-plugin_lib_dir:
-  description: The installed plugin's library directory, which must exist and be the first C(LD_LIBRARY_PATH) entry.
-  type: path
-plugin_library:
-  description: A file that must exist in the plugin's library directory (C(libnccl-net.so)).
-  type: str
-"""
-# nccl_env_check's path is the file it reads instead of an env given inline, so it says how the two combine
-_PART_ONLY = r"""
-path:
-  description: The NCCL env file.
-  type: path
-  required: true
-"""
-
-
+# Literal text, as ansible-test reads a fragment. PART repeats the options of DOCUMENTATION one level
+# down (defaults may differ); tests/unit/docs/test_shared_options.py fails where their texts part.
 class ModuleDocFragment(object):
 
-    DOCUMENTATION = "options:" + textwrap.indent(_SHARED, " " * 2)
+    DOCUMENTATION = r"""
+options:
+  iface_vars:
+    description:
+      - Variables whose value is a comma-separated list of interface names, each of which the node must have.
+    type: list
+    elements: str
+    default: []
+  binding_vars:
+    description:
+      - Variables that bind interfaces to CPUs, of the form C(<iface>:<cpus>;<iface>:<cpus>), each of whose
+        interfaces the node must have.
+    type: list
+    elements: str
+    default: []
+  plugin_lib_dir:
+    description: The installed plugin's library directory, which must exist and be the first C(LD_LIBRARY_PATH) entry.
+    type: path
+  plugin_library:
+    description: A file that must exist in the plugin's library directory (C(libnccl-net.so)).
+    type: str
+"""
 
     PART = r"""
 options:
   profile:
     description: Check the NCCL env file.
     type: dict
-    suboptions:""" + textwrap.indent(_PART_ONLY + _SHARED, " " * 6)
+    suboptions:
+      path:
+        description: The NCCL env file.
+        type: path
+        required: true
+
+      iface_vars:
+        description:
+          - Variables whose value is a comma-separated list of interface names, each of which the node must have.
+        type: list
+        elements: str
+        default: []
+      binding_vars:
+        description:
+          - Variables that bind interfaces to CPUs, of the form C(<iface>:<cpus>;<iface>:<cpus>), each of whose
+            interfaces the node must have.
+        type: list
+        elements: str
+        default: []
+      plugin_lib_dir:
+        description: The installed plugin's library directory, which must exist and be the first C(LD_LIBRARY_PATH) entry.
+        type: path
+      plugin_library:
+        description: A file that must exist in the plugin's library directory (C(libnccl-net.so)).
+        type: str
+"""
