@@ -15,7 +15,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
-import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import host_prereqs
@@ -24,6 +23,7 @@ from ansible_collections.gpudirect.gcp.plugins.module_utils.rxdm import rxdm_rea
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings.finding import rung_order
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import REPAIR_TAGS, finding
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.plays import qualification
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import ladder
 
 _NAMES_IFACE = re.compile(r"names interface (\S+?),")
 _NIC_GONE = ("no such interface", "no interface with MAC")
@@ -173,18 +173,9 @@ def gpu(host, ev, repairs):
         return [finding(host, "gpu", "GPUs", "warn", "could not run: %s" % state["error"], None)]
     out = []
     for item in _merged(state.get("findings") or []):
-        rung, action, phase = item.get("rung"), item.get("action"), item.get("phase")
-        if rung == "report_host":
-            fix = repairs.report_host(host, "%s %s: %s" % (item.get("component") or "gpu", item["subject"],
-                                                           item["cause"]))
-        elif rung == "reboot":
-            fix = repairs.node_command(host, "ansible.builtin.reboot")
-        elif action:
-            fix = repairs.node_command(host, "ansible.builtin.command", " ".join(shlex.quote(a) for a in action))
-        elif phase in REPAIR_TAGS:
-            fix = repairs.role(host, phase)
-        else:
-            fix = None  # nothing on the node to repair (an application's fault): re-run the job
+        # how a repair line spells the finding's rung is the rung table's (plugin_utils/remediation/ladder.py)
+        rung = item.get("rung")
+        fix = (ladder.rung_row(rung)["repair"] if rung else ladder.repair_named)(host, item, repairs)
         out.append(finding(host, item.get("component") or "gpu", item["subject"], item["severity"], item["cause"], fix))
     return out
 

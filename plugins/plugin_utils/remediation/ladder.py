@@ -17,6 +17,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import shlex
+
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import REPAIR_TAGS
 
@@ -38,6 +40,24 @@ def _reset(item, node):
     return item["action"] if fd.is_gpu_reset(item.get("action")) else None
 
 
+def repair_named(host, item, repairs):
+    """A diagnosis's repair line for a finding whose repair the node check names: its command (a GPU reset,
+    a service restart), else its phase's re-run, else none (an application's fault: re-run the job)."""
+    if item.get("action"):
+        return repairs.node_command(host, "ansible.builtin.command", " ".join(shlex.quote(a) for a in item["action"]))
+    if item.get("phase") in REPAIR_TAGS:
+        return repairs.role(host, item["phase"])
+    return None
+
+
+def _repair_reboot(host, item, repairs):
+    return repairs.node_command(host, "ansible.builtin.reboot")
+
+
+def _repair_report_host(host, item, repairs):
+    return repairs.report_host(host, "%s %s: %s" % (item.get("component") or "gpu", item["subject"], item["cause"]))
+
+
 # The controller's parts of each rung of finding.RUNGS, by its name:
 #   allow: the remediate role setting (remediate_allow_*) that must be true for automation to climb it,
 #          None: always;
@@ -46,27 +66,33 @@ def _reset(item, node):
 #   step:  the key of the plan's step its work goes under (None: no work), and with: other keys of its
 #          step, each from the node ({key: what of the node});
 #   shows: how one thing of its work reads in says; says: the plan's words for it, {work} the things;
+#   repair: how a diagnosis's repair line spells it for one finding, (host, finding, repairs) -> line;
 #   what:  what it does, for the docs and a decision held for want of its setting;
 #   tasks: the remediate role's task file that performs it.
 RUNG_PARTS = {
     "rerun": {"allow": None, "work": _phase, "step": "phases", "with": {}, "shows": str,
               "says": "re-apply the phase(s) {work}", "what": "re-applying the phases that make the failing settings",
-              "tasks": "rung_rerun.yml"},
+              "tasks": "rung_rerun.yml",
+              "repair": repair_named},
     "restart": {"allow": None, "work": _unit, "step": "services", "with": {}, "shows": str,
                 "says": "restart {work}", "what": "a restart of the collection's services whose running state drifted",
-                "tasks": "rung_restart.yml"},
+                "tasks": "rung_restart.yml",
+                "repair": repair_named},
     "reset_gpu": {"allow": None, "work": _reset, "step": "commands", "with": {"stop": "gpu_holders"},
                   "shows": lambda command: command[-1], "says": "reset GPU(s) {work}",
                   "what": "a reset of the failing GPUs, with the services that hold them stopped",
-                  "tasks": "rung_reset_gpu.yml"},
+                  "tasks": "rung_reset_gpu.yml",
+                  "repair": repair_named},
     "reboot": {"allow": "remediate_allow_reboot", "work": None, "step": None, "with": {}, "shows": None,
-               "says": "reboot the node", "what": "a reboot of the node", "tasks": "rung_reboot.yml"},
+               "says": "reboot the node", "what": "a reboot of the node", "tasks": "rung_reboot.yml",
+               "repair": _repair_reboot},
     "report_host": {"allow": "remediate_allow_report_host", "work": None, "step": None, "with": {}, "shows": None,
                     "says": "report its host to Google as faulty",
                     "what": "Google's host repair (the host reported as faulty; the VM restarts on other hardware)",
-                    "tasks": "rung_report_host.yml"},
+                    "tasks": "rung_report_host.yml",
+                    "repair": _repair_report_host},
 }
-PARTS = ("allow", "work", "step", "with", "shows", "says", "what", "tasks")
+PARTS = ("allow", "work", "step", "with", "shows", "says", "what", "tasks", "repair")
 
 
 def table():

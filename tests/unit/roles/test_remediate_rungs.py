@@ -16,6 +16,7 @@ import yaml
 
 from ansible_collections.gpudirect.gcp.plugins.filter import remediate
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import node_checks
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard, ladder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -123,7 +124,8 @@ def test_the_checks_see_what_they_look_for(monkeypatch):
 
 MIGRATE = {"allow": "remediate_allow_migrate", "work": lambda item, node: item.get("subject"), "step": "vms",
            "with": {}, "shows": str, "says": "migrate {work}", "what": "a live migration of the VM",
-           "tasks": "rung_migrate.yml"}
+           "tasks": "rung_migrate.yml",
+           "repair": lambda host, item, repairs: "migrate the VM %s off its host" % host}
 MIGRATABLE = {"kind": "migratable", "rungs": ("migrate", "report_host"), "match": lambda f: f.get("rung") == "migrate",
               "why": "a host fault a migration leaves behind"}
 
@@ -176,6 +178,10 @@ def test_a_new_rung_reaches_the_findings_the_planner_the_guard_the_roles_mapping
     judge.settings["allow"] = {"remediate_allow_migrate": False}
     held = judge.decide(dict(alert, labels=dict(alert["labels"], instance="n2", rung="migrate")), ["n1", "n2"])
     assert held["decision"] == "held" and "remediate_allow_migrate and remediate_allow_report_host" in held["reason"]
+
+    # the diagnosis: a finding naming the rung gets the rung's repair line
+    evidence = {"gpu": {"findings": [migrate]}}
+    assert [f["repair"] for f in node_checks.gpu("n1", evidence, None)] == ["migrate the VM n1 off its host"]
 
     # the role's mapping, its options and the docs: each check names what a real rung must add
     assert "vars/main.yml _remediate_allow holds ['remediate_allow_reboot', 'remediate_allow_report_host'], the " \
