@@ -56,10 +56,6 @@ options:
       maps to it, or that give it as their host, are this node's.
     type: str
     required: true
-  names:
-    description: Node names by the address RAS reports for them.
-    type: dict
-    default: {}
   dest:
     description: Directory on the node the archive is written in (made if missing, mode 0700). It must not
       be reached through a symlink other than the system's own, must belong to the user the module runs as
@@ -76,10 +72,6 @@ options:
       that long are judged hung. 0 reads it once.
     type: float
     default: 10
-  interval_s:
-    description: Seconds between two reads of RAS's status.
-    type: float
-    default: 5
   py_spy:
     description: The C(py-spy) executable (a name looked up on PATH, or a path); missing keeps only kernel stacks.
     type: str
@@ -109,15 +101,6 @@ options:
     type: list
     elements: path
     default: []
-  inspector_dir:
-    description: Where the job's NCCL Inspector writes its metrics files; their bandwidth per job,
-      communicator, collective and size bucket is kept and returned for comparing the job's nodes.
-    type: path
-    default: ""
-  inspector_stale_s:
-    description: An Inspector file not rewritten for this many seconds is left out.
-    type: float
-    default: 120
   since:
     description: Epoch seconds the kernel lines and journals are kept from; 0 takes a minute before the
       job's first process started on this node (an hour back where none is found).
@@ -139,6 +122,7 @@ options:
     default: 5
 extends_documentation_fragment:
   - gpudirect.gcp.nccl_ras
+  - gpudirect.gcp.job
   - gpudirect.gcp.attributes
 attributes:
   check_mode:

@@ -39,35 +39,14 @@ options:
     description: Seconds to keep reading the status to judge progress; 0 reads it once (no hang can be judged).
     type: float
     default: 0
-  interval_s:
-    description: Seconds between two reads while watching.
-    type: float
-    default: 5
   hang_threshold_s:
     description: Seconds without any rank issuing a collective, the ranks disagreeing, that make a hang.
       At most O(watch_s) to be judged within one run.
     type: float
     default: 60
-  inspector_dir:
-    description:
-      - Where the job's NCCL Inspector writes its metrics files (its C(NCCL_INSPECTOR_DUMP_DIR), with
-        C(NCCL_INSPECTOR_PROM_DUMP=1)); empty reads none. Every C(nccl_inspector_metrics_*.prom) there is read,
-        and RV(inspector) gives the node's bus bandwidth per job, communicator, collective and size bucket (the
-        median of its GPUs), for comparing the job's nodes (a node slow against its peers is a straggler).
-    type: path
-    default: ""
-  inspector_stale_s:
-    description: An Inspector file not rewritten for this many seconds is left out (the job ended, or the GPU
-      completed no collective since), and counted in RV(inspector.stale_files).
-    type: float
-    default: 120
-  names:
-    description: Node names by the address RAS reports for them (the nodes' addresses on the network NCCL
-      bootstraps over), so that findings name the node, not only its address.
-    type: dict
-    default: {}
 extends_documentation_fragment:
   - gpudirect.gcp.nccl_ras
+  - gpudirect.gcp.job
   - gpudirect.gcp.attributes
   - gpudirect.gcp.attributes.READ_ONLY
 """

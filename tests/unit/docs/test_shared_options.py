@@ -140,3 +140,49 @@ def test_a_new_parts_option_is_compared_with_every_module(monkeypatch):
            "twice: take it from plugins/doc_fragments/straggler.py" in problems
     assert "gpu_busy_info's interval_s and node_health_info's straggler.interval_s differ: document both once, " \
            "in plugins/doc_fragments/straggler.py" in problems
+
+
+# Modules of one subject that take the same settings: an option two of them document alike is written in a
+# fragment both extend. ALLOWED_WITHIN holds the options each writes itself, with why.
+SUBJECTS = {"job": ("nccl_job_status", "nccl_job_evidence")}
+ALLOWED_WITHIN = {
+    ("job", "timeout_s"): "a status read once waits longer than the evidence pass, which reads every part",
+    ("job", "watch_s"): "the status module reads once by default, the evidence pass watches for 10 s",
+}
+
+
+def subject_problems(subjects=None, allowed=None):
+    """One line per option that two modules of a subject both write themselves."""
+    subjects = SUBJECTS if subjects is None else subjects
+    allowed = ALLOWED_WITHIN if allowed is None else allowed
+    problems = []
+    for subject, modules in sorted(subjects.items()):
+        own = dict((m, docs.own_doc(m).get("options") or {}) for m in modules)
+        for i, first in enumerate(modules):
+            for second in modules[i + 1:]:
+                for name in sorted(set(own[first]) & set(own[second])):
+                    if (subject, name) in allowed:
+                        continue
+                    if _signature(own[first][name]) == _signature(own[second][name]):
+                        problems.append("%s and %s both write option %s: put it in a fragment both extend"
+                                        % (first, second, name))
+        problems.extend("ALLOWED_WITHIN holds %s of %s, which its modules no longer both write" % (name, subject)
+                        for (subj, name) in sorted(allowed) if subj == subject
+                        and not all(name in own[m] for m in modules))
+    return problems
+
+
+def test_the_job_modules_write_their_shared_options_once():
+    assert subject_problems() == []
+    status, evidence = (docs.merged(docs.own_doc(m))["options"] for m in SUBJECTS["job"])
+    for name in ("inspector_dir", "inspector_stale_s", "names", "interval_s"):
+        assert docs.text(status[name]) == docs.text(evidence[name]), name
+
+
+def test_an_option_two_job_modules_write_themselves_is_named():
+    assert subject_problems(allowed={}) == [
+        "nccl_job_status and nccl_job_evidence both write option timeout_s: put it in a fragment both extend",
+        "nccl_job_status and nccl_job_evidence both write option watch_s: put it in a fragment both extend"]
+    # a throwaway subject whose two modules share nothing is clean; an allowance left behind is named
+    assert subject_problems({"x": ("gpu_busy_info", "link_mtu")}, {("x", "gone"): "why"}) == [
+        "ALLOWED_WITHIN holds gone of x, which its modules no longer both write"]
