@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import re
 import subprocess
 import time
 
@@ -58,8 +59,14 @@ def test_the_module_gives_the_agents_findings_for_the_same_node(tmp_path, capsys
     config["gpu"] = dict(config["gpu"], imex_wait_s=0, dcgm_timeout_s=300, rdma_interval_s=1.0)
     agent = node_health.check(config, local_run, which)
     assert keys(agent["findings"]) == keys(out["findings"])
-    assert [f["cause"] for f in agent["findings"]] == [f["cause"] for f in out["findings"]]
-    assert run(node_health_info, args(tmp_path), capsys, check_mode=True)["findings"] == out["findings"]
+    assert steady(agent["findings"]) == steady(out["findings"])
+    assert steady(run(node_health_info, args(tmp_path), capsys, check_mode=True)["findings"]) == steady(out["findings"])
+
+
+def steady(findings):
+    """The findings with the list of this machine's interfaces left out of each cause: containers that start
+    or stop beside the test add and remove interfaces between two reads."""
+    return [dict(f, cause=re.sub(r"\(it has [^)]*\)", "(it has ...)", f["cause"])) for f in findings]
 
 
 def test_parts_left_unset_are_not_checked(tmp_path, capsys):
