@@ -26,6 +26,7 @@ ARGUMENT_SPEC = with_gce_auth(dict(
     held=dict(type="bool", default=False),
     hosts=dict(type="list", elements="str", required=True),
     addresses=dict(type="dict", default={}),
+    places=dict(type="dict", default={}),
     state_file=dict(type="path"),
     audit_log=dict(type="path"),
     state_bucket=dict(type="str"),

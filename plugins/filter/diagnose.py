@@ -11,6 +11,7 @@ import importlib
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
 
 
@@ -67,8 +68,41 @@ def _word(value):
     return value if isinstance(value, str) and value else None
 
 
+def _places(places, name):
+    """{host: place} as _diagnose_places returns it, checked: AnsibleFilterError names the host at fault."""
+    if places is None:
+        return {}
+    if not isinstance(places, dict):
+        raise AnsibleFilterError("%s: places must be a mapping of host to place, got %s" % (name, type(places).__name__))
+    out = {}
+    for host, value in places.items():
+        try:
+            out[str(host)] = fd.place(value)
+        except ValueError as exc:
+            raise AnsibleFilterError("%s: places: %s: %s" % (name, host, exc))
+    return out
+
+
+def diagnose_places(topologies, families=None):
+    """{host: place} of every host of topologies ({host: gce_topology}), with the NVLink domain of a host
+    whose family (families: {host: gpu_family}) has one; None where nothing is known."""
+    if not isinstance(topologies, dict):
+        raise AnsibleFilterError("_diagnose_places: expects {host: gce_topology}, got %s" % type(topologies).__name__)
+    if families is not None and not isinstance(families, dict):
+        raise AnsibleFilterError("_diagnose_places: families must be a mapping of host to GPU family, got %s"
+                                 % type(families).__name__)
+    out = {}
+    for host, raw in topologies.items():
+        try:
+            out[str(host)] = diagnose.place_of(raw, (families or {}).get(host))
+        except ValueError as exc:
+            raise AnsibleFilterError("_diagnose_places: %s: %s" % (host, exc))
+    # names from the Compute API: never templated again
+    return make_unsafe(out)
+
+
 def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pinned=None, max_restarts=0,
-                           repair_awx=None, strict_versions=False):
+                           repair_awx=None, strict_versions=False, places=None):
     if not isinstance(evidence, dict):
         raise AnsibleFilterError("_diagnose_node_findings: expects {host: diagnose_evidence}, got %s"
                                  % type(evidence).__name__)
@@ -90,9 +124,10 @@ def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pin
     pairs = dict((h, dict((k, _word(v)) for k, v in _mapping(_mapping(shaped.get(h)).get("versions")).items()))
                  for h in hosts)
     repairs = _repairs(zones, playbook, repair_args, pairs, repair_awx)
+    places = _places(places, "_diagnose_node_findings")
     try:
         out = diagnose.node_findings(shaped, hosts, repairs, pinned=pinned or {}, max_restarts=max_restarts,
-                                     strict_versions=bool(strict_versions), malformed_hosts=bad)
+                                     strict_versions=bool(strict_versions), malformed_hosts=bad, places=places)
     except diagnose.SHAPE_ERRORS as exc:
         # node data is judged node by node above: what is left is the filter's own inputs
         raise AnsibleFilterError("_diagnose_node_findings: %s" % diagnose.first_line(exc, type(exc).__name__))
@@ -113,8 +148,9 @@ def diagnose_busy(checks, hosts, test_busy=False):
 
 
 def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=None, repair_args=None, minimum=2,
-                        not_run=None, late_busy=None, test_busy=False, repair_awx=None):
+                        not_run=None, late_busy=None, test_busy=False, repair_awx=None, places=None):
     hosts = _hosts(hosts, "_diagnose_add_fabric")
+    places = _places(places, "_diagnose_add_fabric")
     if not isinstance(late_busy or [], (list, tuple)) or not all(isinstance(f, dict) for f in late_busy or []):
         raise AnsibleFilterError("_diagnose_add_fabric: late_busy expects a list of findings")
     try:
@@ -125,7 +161,7 @@ def diagnose_add_fabric(items, nccl_result, tested, hosts, zones=None, playbook=
                                 _hosts(tested, "_diagnose_add_fabric"), hosts,
                                 _repairs(zones, playbook, repair_args, awx=repair_awx), minimum=minimum,
                                 not_run=not_run or None,
-                                late_busy=list(late_busy or []), test_busy=bool(test_busy))
+                                late_busy=list(late_busy or []), test_busy=bool(test_busy), places=places)
     return make_unsafe(out)
 
 
@@ -174,6 +210,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "_diagnose_node_findings": diagnose_node_findings,
+            "_diagnose_places": diagnose_places,
             "_diagnose_passing": diagnose_passing,
             "_diagnose_busy": diagnose_busy,
             "_diagnose_add_fabric": diagnose_add_fabric,

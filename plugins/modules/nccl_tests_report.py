@@ -21,9 +21,10 @@ description:
     pair busbw matrix per collective in topological order with the slow pairs under it, and a per-node table).
   - "Meant to run on the controller (C(delegate_to: localhost))."
   - For a diagnosis (O(diagnosis) given) the reports also carry the findings. C(report.json) gets a top-level
-    C(findings) list (C(host), C(component), C(subject), C(severity), C(cause), C(repair)) and C(diagnosis)
-    (counts and verdict). C(junit.xml) gets a testcase per host and component. C(report.html) opens with the
-    findings grouped by host, each with its repair command, above the busbw charts. This works also when the NCCL
+    C(findings) list (C(host), C(component), C(subject), C(severity), C(cause), C(repair), C(place), where the
+    node sits) and C(diagnosis) (counts and verdict). C(junit.xml) gets a testcase per host and component, a
+    node's place as its properties C(place.<part>). C(report.html) opens with the findings grouped by host, each
+    with its repair command and place, above the busbw charts. This works also when the NCCL
     tests did not run (empty O(result)).
   - Returns a small summary for C(ansible.builtin.set_stats).
 options:

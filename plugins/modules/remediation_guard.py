@@ -118,6 +118,13 @@ options:
         node by address finds it. Names not in O(hosts), and empty addresses, are not used.
     type: dict
     default: {}
+  places:
+    description:
+      - Where each node sits, by node - C({cluster, block, subblock, host, nvlink_domain}), C(host) being the
+        physical host under the VM; the remediate role gives each node's from the inventory's C(gce_topology). An
+        audit line about a node given here has its C(place), each part one line of at most 128 characters.
+    type: dict
+    default: {}
   state_file:
     description: Where the runs are kept between decisions, without O(state_bucket). Required then.
     type: path

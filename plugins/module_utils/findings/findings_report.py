@@ -2,7 +2,9 @@
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The findings part of the report: JUnit cases per host and component, and the HTML section that
-opens the page (findings grouped by host, then by cause and repair command).  The finding itself is
+opens the page (findings grouped by host, then by cause and repair command). A node's findings carry its
+place (cluster, block, sub-block, physical host, NVLink domain): a JUnit testcase of the node has it as
+properties place.<part>, the HTML row in words.  The finding itself is
 defined in finding.py.
 """
 
@@ -26,9 +28,34 @@ def clean(items):
     for item in items or []:
         if not isinstance(item, dict):
             continue
-        out.append(dict((k, None if item.get(k) is None else safe_text.one_line(safe_text.mask_text(item.get(k))))
-                        for k in finding.REPORTED))
+        shown = dict((k, None if item.get(k) is None else safe_text.one_line(safe_text.mask_text(item.get(k))))
+                     for k in finding.REPORTED)
+        shown["place"] = _place(item.get("place"))
+        out.append(shown)
     return out
+
+
+def _place(value):
+    """A finding's place as a report shows it: its known parts, one bounded line each; None for none or for
+    one of a shape no finding has (a report is written whatever a finding holds)."""
+    try:
+        return finding.place(value)
+    except ValueError:
+        return None
+
+
+def _host_place(items, host):
+    """The place of a host's findings (one node is in one place): the first one given, or None."""
+    return next((f.get("place") for f in items if f["host"] == host and f.get("place")), None)
+
+
+def _place_properties(case, value):
+    """A testcase's place as JUnit properties (place.block, ...), in PLACE_PARTS order; none for none."""
+    parts = [(part, value[part]) for part in finding.place_parts() if (value or {}).get(part)]
+    if parts:
+        props = ET.SubElement(case, "properties")
+        for part, text in parts:
+            ET.SubElement(props, "property", name="place.%s" % part, value=text)
 
 
 def _host_order(items, hosts):
@@ -48,6 +75,7 @@ def junit_suite(root, items, hosts):
             if comp in finding.ONLY_WITH_FINDINGS and not mine:
                 continue  # never a passing testcase for what was not checked
             case = ET.SubElement(suite, "testcase", classname="diagnose.%s" % host, name=comp)
+            _place_properties(case, _host_place(items, host))
             fails = [f for f in mine if f["severity"] == "fail"]
             if fails:
                 node = ET.SubElement(case, "failure", type=comp,
@@ -85,10 +113,11 @@ def html_section(items, hosts):
         if not mine:
             continue
         parts.append("<h3>%s</h3><table><tr><th>severity</th><th>component</th><th>subject</th><th>cause</th>"
-                     "<th>repair</th></tr>" % esc(host if host is not None else finding.CLUSTER))
+                     "<th>repair</th><th>place</th></tr>" % esc(host if host is not None else finding.CLUSTER))
         for f in mine:
-            parts.append("<tr><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td></tr>"
+            parts.append("<tr><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td>"
+                         "<td>%s</td></tr>"
                          % (esc(f["severity"]), esc(f["severity"]), esc(f["component"]), esc(f["subject"]),
-                            esc(f["cause"]), esc(f["repair"] or "")))
+                            esc(f["cause"]), esc(f["repair"] or ""), esc(finding.place_words(f.get("place")))))
         parts.append("</table>")
     return "".join(parts)

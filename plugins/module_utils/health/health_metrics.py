@@ -5,7 +5,10 @@
 
 The time of the last check is a gauge of its own (samples carry no timestamp). The findings count
 is always written, by severity, so an alert can tell "0" from "absent"; a family with no sample (no
-RxDM on a gIB node) is left out. Plain Python with no ansible import: the node health agent runs it on the node.
+RxDM on a gIB node) is left out. Where the role wrote the node's place in the agent's config, the info series
+and every finding's series carry it as labels (finding.PLACE_PARTS: block, subblock, physical_host; each value one
+line of at most finding.MAX_PLACE_CHARS): the fault may be below the VM. Plain Python with no ansible import:
+the node health agent runs it on the node.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -45,11 +48,13 @@ FAMILIES = (
 )
 
 
-def samples(result, now, timed_out=False, standins=False):
-    """{metric name: [(labels as (key, value) pairs, value)]} for one node health result."""
+def samples(result, now, timed_out=False, standins=False, place=None):
+    """{metric name: [(labels as (key, value) pairs, value)]} for one node health result. place: where the
+    node sits (finding.place), or None; ValueError on one of another shape."""
     out = dict((name, []) for name, _t, _h in FAMILIES)
+    where = fd.place_labels(fd.place(place))
     out["gpudirect_node_health_info"].append(
-        ((("family", result.get("family") or ""), ("standins", "true" if standins else "false")), 1))
+        ((("family", result.get("family") or ""), ("standins", "true" if standins else "false")) + where, 1))
     out["gpudirect_node_health_last_run_timestamp_seconds"].append(((), float(round(now, 3))))
     out["gpudirect_node_health_duration_seconds"].append(((), float(result.get("duration_s") or 0.0)))
     out["gpudirect_node_health_timed_out"].append(((), bool(timed_out)))
@@ -60,7 +65,7 @@ def samples(result, now, timed_out=False, standins=False):
         out["gpudirect_node_health_findings"].append(((("severity", severity),), count))
     for f in findings:  # prom_text keeps one series per label set
         out["gpudirect_node_health_finding"].append(
-            ((("component", f["component"]), ("subject", f["subject"]), ("severity", f["severity"])), 1))
+            ((("component", f["component"]), ("subject", f["subject"]), ("severity", f["severity"])) + where, 1))
     gpu = result.get("gpu")
     if gpu is not None:
         out["gpudirect_gpus_seen"].append(((), gpu.get("count") or 0))
@@ -93,9 +98,9 @@ def samples(result, now, timed_out=False, standins=False):
     return out
 
 
-def render(result, now, timed_out=False, standins=False):
+def render(result, now, timed_out=False, standins=False, place=None):
     """The text-format file for one node health result."""
-    return prom_text.render(FAMILIES, samples(result, now, timed_out, standins))
+    return prom_text.render(FAMILIES, samples(result, now, timed_out, standins, place))
 
 
 def textfile_problem(directory):

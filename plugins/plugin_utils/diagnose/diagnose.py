@@ -11,7 +11,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import (
     diagnose_busy, fabric_checks, nic_blame, node_checks, version_skew)
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import finding, ordered
@@ -35,6 +38,28 @@ def malformed(host, why):
     """The one finding of a node whose evidence has the wrong shape: it names the node, and the other nodes'
     diagnosis goes on without it."""
     return finding(host, "host", "diagnose", "fail", "%s: diagnose evidence is %s" % (host, why), None)
+
+
+def place_of(raw_topology, family=None):
+    """A node's place from its gce_topology (the inventory's, from the Compute API) and, for a family whose
+    nodes share an NVLink domain, that domain; None where nothing is known. ValueError on a topology that
+    is not a mapping."""
+    if raw_topology is not None and not isinstance(raw_topology, dict):
+        raise ValueError("gce_topology is not a mapping (%s)" % kind(raw_topology))
+    where = topology.normalize(raw_topology)
+    raw = dict((part, where.get(part)) for part in topology.LEVELS if part in fd.place_parts())
+    if family in families.FAMILIES and "nvlink_domain" in fd.place_parts():
+        raw["nvlink_domain"] = families.nvlink_domain(family, where)
+    return fd.place(raw)
+
+
+def placed(items, places):
+    """The findings, each of a node with its node's place (places: {host: place}), given once per node;
+    a cluster finding (host None) has none, and a place already given is kept."""
+    places = places or {}
+    return [dict(item, place=fd.place(places[item["host"]]))
+            if item.get("host") is not None and not item.get("place") and places.get(item["host"]) else item
+            for item in items]
 
 
 def _versions(ev):
@@ -81,10 +106,11 @@ def _checks(host, ev, repairs, earlier, max_restarts, strict_versions):
     return out, skip
 
 
-def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0, strict_versions=False, malformed_hosts=None):
+def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0, strict_versions=False, malformed_hosts=None,
+                  places=None):
     """evidence: {host: diagnose_evidence}; hosts: every node of the run; strict_versions: a node outside what
     its plugin was qualified with fails instead of warning; malformed_hosts: {host: why} of nodes whose record
-    could not be read into evidence.
+    could not be read into evidence; places: {host: place} (place_of), which every finding of that node gets.
 
     A node whose evidence has the wrong shape anywhere is one finding naming it (malformed): what its
     checks found before that is dropped, and it takes no part in what is judged across nodes (NIC blame,
@@ -162,7 +188,7 @@ def node_findings(evidence, hosts, repairs, pinned=None, max_restarts=0, strict_
             out.extend(refused)
     out = [item for item in out if item["host"] not in bad]
     out.extend(malformed(host, bad[host]) for host in hosts if host in bad)
-    return ordered(out)
+    return placed(ordered(out), places)
 
 
 def passing(findings, hosts, test_busy=False):
@@ -172,9 +198,10 @@ def passing(findings, hosts, test_busy=False):
     return [h for h in hosts if h not in failed]
 
 
-def all_findings(node, nccl_result, tested, hosts, repairs, minimum=2, not_run=None, late_busy=(), test_busy=False):
+def all_findings(node, nccl_result, tested, hosts, repairs, minimum=2, not_run=None, late_busy=(), test_busy=False,
+                 places=None):
     """The node findings plus what the NCCL tests among ``tested`` found, or why they did not run
-    (``not_run``: a reason such as check mode; else too few nodes passed).
+    (``not_run``: a reason such as check mode; else too few nodes passed). places: as node_findings.
 
     late_busy: the findings of the NCCL tests' own busy check, made just before they ran: a node whose
     job started after the node checks was left out then (unless test_busy), so it is named and not counted
@@ -201,7 +228,7 @@ def all_findings(node, nccl_result, tested, hosts, repairs, minimum=2, not_run=N
             # a result the NCCL tests' module would not give (a broken run, an edited record): said, not raised
             out.append(finding(None, "fabric", fabric_checks.SUBJECT, "fail",
                                "the NCCL tests' result has the wrong shape (%s)" % safe_text.one_line(exc, 200), None))
-    return ordered(out)
+    return placed(ordered(out), places)
 
 
 def line(item):
@@ -211,4 +238,7 @@ def line(item):
     text = safe_text.mask_text(text)
     # the repair is a command to copy as it is: one line, never masked (an option name is no secret)
     text += " -> repair: %s" % item["repair"] if item.get("repair") else ""
+    # where the node sits: the fault may be below the VM (its physical host, its sub-block)
+    where = fd.place_words(item.get("place")) if isinstance(item.get("place"), dict) else ""
+    text += " [%s]" % where if where else ""
     return safe_text.one_line(text, 8000)

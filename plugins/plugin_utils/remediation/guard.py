@@ -19,7 +19,9 @@ The guards, in the order they are tried:
 State (a JSON file): {"version": 1, "runs": [{id, node, started, rung, last_rung, outcome, ended, returned,
 released_reason}]}, trimmed to what the windows need and the runs still open; a file of another shape or a
 newer version is refused, never read as empty. Audit: one JSON line per decision, outcome, release and
-preview, written before the state: a decision that cannot be logged changes nothing.
+preview, written before the state: a decision that cannot be logged changes nothing. Where the caller gives
+the nodes' places ({node: place}, module_utils/findings/finding.py), a line about a node has its place: the
+fault may be below the VM (its physical host, its sub-block).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -35,6 +37,7 @@ from fractions import Fraction
 from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.remediation import guard_store, ladder
 
 HOUR = 3600.0
@@ -371,6 +374,26 @@ def settings_of(args):
     return out
 
 
+def places_of(args):
+    """{node: place} from the action's places, each place as a finding holds it (finding.place): GuardError
+    names the node whose place is of another shape."""
+    given = args.get("places") or {}
+    if not isinstance(given, dict):
+        raise GuardError("places must be a mapping of node to place, not %s" % _shown(given))
+    out = {}
+    for node, value in given.items():
+        try:
+            out[str(node)] = fd.place(value)
+        except ValueError as exc:
+            raise GuardError("places: %s: %s" % (safe_text.one_line(node, 200), exc))
+    return out
+
+
+def _placed(lines, places):
+    """The audit lines, each about a node with a place given with that place."""
+    return [dict(line, place=places[line["node"]]) if places.get(line.get("node")) else line for line in lines]
+
+
 def mode_of(args):
     """The one of MODES a call gives (alerts when none): GuardError where it gives more."""
     given = [name for name in MODES if args.get(name)]
@@ -398,8 +421,10 @@ def apply(args, check, now, books=None, environ=None):
     mode nothing is written."""
     mode = mode_of(args)
     settings = settings_of(args)
+    places = places_of(args)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
-    line = _preview(args["preview"], stamp) if mode == "preview" else None  # a bad preview reaches no books
+    # a bad preview reaches no books
+    line = _placed([_preview(args["preview"], stamp)], places)[0] if mode == "preview" else None
     own = books is None
     if own:
         books = guard_store.books_for(args, os.environ if environ is None else environ, check=runs_of)
@@ -416,6 +441,7 @@ def apply(args, check, now, books=None, environ=None):
             judge = Guard(state, settings, now)
             judge.where = books.location
             lines, out = _STEPS[mode](judge, args, stamp)
+            lines = _placed(lines, places)
             # a dry run's decisions start no run: its state is never written
             keep = judge.trimmed() if any(x["decision"] in ("act", "outcome", "release") for x in lines) else None
             return lines, out, keep

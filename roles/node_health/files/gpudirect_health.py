@@ -186,6 +186,7 @@ def main(argv=None):
     sys.path.insert(0, args.lib)
     try:
         from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+        from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding
         from ansible_collections.gpudirect.gcp.plugins.module_utils.gpu import gpu_activity
         from ansible_collections.gpudirect.gcp.plugins.module_utils.health import health_metrics, node_health
         from ansible_collections.gpudirect.gcp.plugins.module_utils.health import slurm_hook
@@ -197,6 +198,8 @@ def main(argv=None):
         with open(args.config) as fh:
             config = json.load(fh)
         node_health.validate(config)
+        # where the node sits (the role's gce_topology), for the metrics' labels
+        place = finding.place(config.get("place"))
     except (IOError, OSError) as exc:
         print("gpudirect-health: --config %s: cannot read it: %s" % (args.config, exc.strerror or exc))
         return 2
@@ -250,7 +253,7 @@ def main(argv=None):
     if args.textfile_dir:
         try:
             health_metrics.write_textfile(args.textfile_dir, METRICS_FILE,
-                                          health_metrics.render(result, time.time(), timed_out, standins))
+                                          health_metrics.render(result, time.time(), timed_out, standins, place))
         except (IOError, OSError) as exc:
             print("gpudirect-health: --textfile-dir %s: cannot write %s: %s" % (args.textfile_dir, METRICS_FILE, exc))
             status = 2
