@@ -46,6 +46,9 @@ Source keys used in the comments (in brackets, and first in each "source" value)
        release v1.1.2 of 2026-05-14
   NVCUDA NVIDIA CUDA Toolkit release notes (the minimum Linux driver of each toolkit release)
   NCCLGH NVIDIA/nccl GitHub issues (2186: GB200 needs NCCL 2.25.1 or newer)
+  RFH  Google docs "Report faulty host" and "Troubleshoot the faulty host API" (ai-hypercomputer): the
+       machine types instances.reportHostAsFaulty accepts (MACHINE_TYPE_NOT_SUPPORTED names A4X Max, A4X,
+       A4, A3 Ultra, A3 Mega and A3 High with 8 GPUs)
 
 A family that is another plus a few differences is declared that way (_based_on),
 so the facts they share are written once.
@@ -504,6 +507,7 @@ FAMILIES = {
         # nccl-tests defaults [CT a3-highgpu-8g Slurm scripts]
         "nccl_tests": {"collectives": ["all_gather", "all_reduce"], "minbytes": "1G", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 40},
+        "faulty_host_report": True,      # instances.reportHostAsFaulty accepts it [RFH]
         "source": "CT a3high blueprints; GNB; SG; CEA",
     },
     "a3-mega": {
@@ -555,6 +559,7 @@ FAMILIES = {
         # [CT a3-megagpu-8g Slurm scripts]
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "8M", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 200},
+        "faulty_host_report": True,      # [RFH]
         "source": "CT a3mega blueprints; SG; CEA; GNB",
     },
     "a3-ultra": {
@@ -596,6 +601,7 @@ FAMILIES = {
         # CT, a validation run rather than a repeated health probe
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "256M", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 100},
+        "faulty_host_report": True,      # [RFH]
         "source": "CT a3ultra blueprints; GNB; RNP; NVM",
     },
     "a4x": {
@@ -663,6 +669,7 @@ FAMILIES = {
         "gib_release": _GIB_RELEASE_ARM64,
         "nccl_tests": {"collectives": ["all_gather"], "minbytes": "256M", "maxbytes": "8G",
                        "stepfactor": 2, "warmup_iters": 5, "iters": 100},  # [CT via RMB]
+        "faulty_host_report": True,      # [RFH]
         "source": "CT a4x blueprints; GNB; NA4X",
     },
 }
@@ -689,6 +696,7 @@ FAMILIES["a3-edge"] = _based_on(FAMILIES["a3-high"], {
     "max_vm_gbps": 800,              # GNB versions say 600 or 800
     "baselines": [],                 # no published A3 Edge figure
     "avg_busbw_floor": UNKNOWN,
+    "faulty_host_report": False,     # not among the machine types the method accepts [RFH]
     "source": "DS, SP (treated as A3 High); GNB",
 })
 

@@ -24,7 +24,9 @@ Fixture (YAML or JSON)::
     service_accounts:       # optional: {email: public key PEM}; JWTs from these
                             # keys are verified, others are refused
 
-Endpoints: aggregated/instances, zones/<z>/instances, global/networks/<n>, global/firewalls,
+Endpoints: aggregated/instances, zones/<z>/instances, zones/<z>/instances/<i> (instances.get, with the
+instance's status), zones/<z>/operations and zones/<z>/operations/<op> (zoneOperations.list, get), POST
+zones/<z>/instances/<i>/reportHostAsFaulty, global/networks/<n>, global/firewalls,
 regions/<r>/subnetworks/<n> (GET, under /compute/v1/projects/<p>/), an OAuth
 token endpoint (POST /token, JWT-bearer and refresh grants), the IAM
 generateAccessToken call (POST /v1/projects/-/serviceAccounts/<sa>:generateAccessToken),
@@ -64,7 +66,8 @@ SELF_LINK_BASE = "https://www.googleapis.com/compute/v1/"
 # Fault switches (all optional):
 FAULTS = {
     "latency_ms": "every request takes this long to answer (the emulator's own work counts towards it)",
-    "fail_first": "{count, status (429|500|502|503|504), retry_after}: the first COUNT API requests fail",
+    "fail_first": "{count, status (429|500|502|503|504), retry_after, kinds}: the first COUNT API requests (of "
+                  "those kinds of the stats' by_kind, where kinds is given) fail",
     "reset_first": "close the connection without an answer for the first N API requests",
     "unauthorized": "true: every API request answers 401",
     "forbidden_projects": "projects that answer 403 PERMISSION_DENIED",
@@ -82,7 +85,17 @@ FAULTS = {
     "strip_self_link": "instance names listed without their selfLink either",
     "ignore_fields": "true: answer full resources whatever the fields parameter asks (what a client that sends "
                      "no field mask gets)",
+    # reportHostAsFaulty and its operations (a stand-in: the real method's refusals are those Google's
+    # troubleshooting page names; the HTTP status of each is the emulator's choice)
+    "operation_ms": "{pending, running}: how long an operation the emulator starts stays PENDING, then RUNNING, "
+                    "before it is DONE (default 100 and 300)",
+    "operation_error": "{code, message}: the error a reportHostAsFaulty operation ends with (INTERNAL_ERROR, ...)",
+    "report_error": "{status, code, message}: reportHostAsFaulty answers this error (the code leads the message)",
+    "forbidden_reports": "projects whose reportHostAsFaulty answers 403 (their reads still work)",
+    "busy_instances": "{instance name: operationType}: an operation on it that stays RUNNING",
 }
+
+OPERATION_MS = {"pending": 100, "running": 300}
 
 
 # --- filters ---------------------------------------------------------------
@@ -437,6 +450,48 @@ class State(object):
             self.tokens = set()
             self.reports = []
             self.objects = {}
+            # zonal operations: [{project, zone, op (the resource), started (monotonic), forever}]
+            self.operations = []
+            for name, kind in sorted((self.faults.get("busy_instances") or {}).items()):
+                for project, proj in self.projects.items():
+                    for zone, insts in proj["zones"].items():
+                        if any(i["name"] == name for i in insts):
+                            self._start_operation(project, zone, name, kind, forever=True)
+
+    def _start_operation(self, project, zone, name, kind, forever=False):
+        """A new zonal operation on an instance (the caller holds the lock); its status follows the clock."""
+        op = "operation-%d-%s" % (int(time.time() * 1000), uuid.uuid4().hex[:12])
+        zone_link = SELF_LINK_BASE + "projects/%s/zones/%s" % (project, zone)
+        resource = {
+            "kind": "compute#operation", "id": str(uuid.uuid4().int % (10 ** 18)), "name": op, "zone": zone_link,
+            "operationType": kind, "targetLink": zone_link + "/instances/" + name,
+            "insertTime": _rfc3339(time.time()), "selfLink": zone_link + "/operations/" + op,
+            "user": "emulator@stand-in"}
+        self.operations.append({"project": project, "zone": zone, "op": resource, "started": time.monotonic(),
+                                "wall": time.time(), "forever": forever,
+                                "error": None if forever else self.faults.get("operation_error")})
+        return op
+
+    def operation(self, entry):
+        """The operation resource as it stands now: PENDING, RUNNING, then DONE (with its error, if seeded)."""
+        timing = dict(OPERATION_MS, **(self.faults.get("operation_ms") or {}))
+        age = (time.monotonic() - entry["started"]) * 1000.0
+        out = dict(entry["op"])
+        if entry["forever"] or age < timing["pending"] + timing["running"]:
+            out["status"] = "PENDING" if age < timing["pending"] and not entry["forever"] else "RUNNING"
+            out["progress"] = 0
+            if out["status"] == "RUNNING":
+                out["startTime"] = _rfc3339(entry["wall"] + timing["pending"] / 1000.0)
+            return out
+        out.update(status="DONE", progress=100, startTime=_rfc3339(entry["wall"] + timing["pending"] / 1000.0),
+                   endTime=_rfc3339(entry["wall"] + (timing["pending"] + timing["running"]) / 1000.0))
+        error = entry.get("error")
+        if error:
+            out["error"] = {"errors": [{"code": error.get("code", "INTERNAL_ERROR"),
+                                        "message": error.get("message", "Internal error.")}]}
+            out["httpErrorStatusCode"] = int(error.get("status", 500))
+            out["httpErrorMessage"] = error.get("http_message", "INTERNAL SERVER ERROR")
+        return out
 
     def set_faults(self, faults):
         with self.lock:
@@ -478,17 +533,17 @@ class State(object):
                 return True
         return False
 
-    def take_fault(self):
-        """('reset'|status, retry_after) for the next API request, or (None, None)."""
+    def take_fault(self, kind=None):
+        """('reset'|status, retry_after) for the next API request (of this kind), or (None, None)."""
         with self.lock:
             if self.resets_left > 0:
                 self.resets_left -= 1
                 self.counts["failed"] += 1
                 return "reset", None
-            if self.failures_left > 0:
+            spec = self.faults.get("fail_first") or {}
+            if self.failures_left > 0 and kind in (spec.get("kinds") or [kind]):
                 self.failures_left -= 1
                 self.counts["failed"] += 1
-                spec = self.faults.get("fail_first") or {}
                 return int(spec.get("status", 503)), spec.get("retry_after")
         return None, None
 
@@ -504,6 +559,10 @@ def _offset(token):
         return int(base64.urlsafe_b64decode(token.encode()).decode().split(":", 1)[1])
     except (ValueError, IndexError):
         raise FilterError("invalid pageToken")
+
+
+def _rfc3339(seconds):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + ".%03d-00:00" % (int(seconds * 1000) % 1000)
 
 
 def _google_error(code, status, reason, message):
@@ -615,7 +674,7 @@ class Handler(BaseHTTPRequestHandler):
         credential. True when the call is answered already."""
         self.state.count(kind, project)
         self._latency()
-        if self._answer_fault():
+        if self._answer_fault(kind):
             return True
         if not self._authorised():
             self._send(*_google_error(401, "UNAUTHENTICATED", "authError",
@@ -624,16 +683,20 @@ class Handler(BaseHTTPRequestHandler):
         return False
 
     def _report_faulty(self, project, zone, name, raw):
-        """instances.reportHostAsFaulty: validated as the API does, recorded for the tests, answered with
-        a zonal Operation. The emulated host is not replaced."""
+        """instances.reportHostAsFaulty: validated as the API does, refused as Google's troubleshooting page
+        says it refuses (a VM not RUNNING, not reservation-bound, with a report in progress; the rest through
+        the report_error fault), recorded for the tests, answered with a zonal Operation that runs for a
+        short while. The emulated host is not replaced."""
         if self._gate("reportHostAsFaulty", project):
             return None
-        if project in (self.state.faults.get("forbidden_projects") or []):
+        if project in (self.state.faults.get("forbidden_projects") or []) + \
+                (self.state.faults.get("forbidden_reports") or []):
             return self._send(*_google_error(
                 403, "PERMISSION_DENIED", "forbidden",
                 "Required 'compute.instances.reportHostAsFaulty' permission for 'projects/%s'" % project))
         proj = self.state.projects.get(project)
-        if proj is None or not any(i["name"] == name for i in proj["zones"].get(zone, [])):
+        inst = next((i for i in (proj or {"zones": {}})["zones"].get(zone, []) if i["name"] == name), None)
+        if inst is None:
             return self._send(*_google_error(404, "NOT_FOUND", "notFound", "The resource 'projects/%s/zones/%s/"
                                              "instances/%s' was not found" % (project, zone, name)))
         try:
@@ -644,21 +707,68 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(*_google_error(400, "INVALID_ARGUMENT", "invalid", "Invalid value for field "
                                              "'resource.disruptionSchedule': only IMMEDIATE is allowed"))
         reasons = body.get("faultReasons")
-        if not isinstance(reasons, list) or not reasons or not all(
+        if not reasons:
+            return self._send(*_google_error(400, "INVALID_ARGUMENT", "invalid",
+                                             "FAULT_REASONS_EMPTY_SHOULD_BE_SPECIFIED"))
+        if not isinstance(reasons, list) or not all(
                 isinstance(r, dict) and r.get("behavior") in FAULT_BEHAVIORS for r in reasons):
             return self._send(*_google_error(400, "INVALID_ARGUMENT", "invalid", "Invalid value for field "
                                              "'resource.faultReasons': each needs a behavior of %s"
                                              % ", ".join(FAULT_BEHAVIORS)))
-        op = "operation-%d-%s" % (int(time.time() * 1000), uuid.uuid4().hex[:12])
-        target = SELF_LINK_BASE + "projects/%s/zones/%s/instances/%s" % (project, zone, name)
+        injected = self.state.faults.get("report_error")
+        if injected:
+            status = int(injected.get("status", 400))
+            code = injected.get("code") or ""
+            return self._send(*_google_error(status, injected.get("grpc", "FAILED_PRECONDITION"),
+                                             injected.get("reason", "invalid"),
+                                             ("%s: " % code if code else "") + injected.get("message", "refused")))
+        if inst.get("status") != "RUNNING":
+            return self._send(*_google_error(400, "FAILED_PRECONDITION", "invalid", "INSTANCE_SHOULD_BE_RUNNING: "
+                                             "the instance is %s" % inst.get("status")))
+        if (inst.get("scheduling") or {}).get("provisioningModel") != "RESERVATION_BOUND":
+            return self._send(*_google_error(400, "FAILED_PRECONDITION", "invalid",
+                                             "INSTANCES_WITHOUT_RESERVATION_NOT_SUPPORTED"))
         with self.state.lock:
-            self.state.reports.append({"project": project, "zone": zone, "instance": name, "body": body,
-                                       "operation": op})
-        return self._send(200, {
-            "kind": "compute#operation", "id": str(uuid.uuid4().int % (10 ** 18)), "name": op, "zone":
-            SELF_LINK_BASE + "projects/%s/zones/%s" % (project, zone), "operationType": "reportHostAsFaulty",
-            "targetLink": target, "status": "RUNNING", "progress": 0,
-            "selfLink": SELF_LINK_BASE + "projects/%s/zones/%s/operations/%s" % (project, zone, op)})
+            busy = [e for e in self.state.operations if e["op"]["targetLink"] == inst["selfLink"]
+                    and self.state.operation(e)["status"] != "DONE"]
+            if not busy:
+                op = self.state._start_operation(project, zone, name, "reportHostAsFaulty")
+                self.state.reports.append({"project": project, "zone": zone, "instance": name, "body": body,
+                                           "operation": op})
+                answer = self.state.operation(self.state.operations[-1])
+        if busy:
+            return self._send(*_google_error(409, "ABORTED", "resourceNotReady", "FAILED_WITH_UNEXPECTED_STATUS: "
+                                             "operation %s is in progress on the instance" % busy[0]["op"]["name"]))
+        return self._send(200, answer)
+
+    def _dynamic(self, project, proj, rest, query):
+        """(code, body) of the GETs whose answer changes with time (instances.get, zoneOperations), or None."""
+        match = re.match(r"^zones/([^/]+)/instances/([^/]+)$", rest)
+        if match:
+            inst = next((i for i in proj["zones"].get(match.group(1), []) if i["name"] == match.group(2)), None)
+            if inst is None:
+                return _google_error(404, "NOT_FOUND", "notFound", "The resource 'projects/%s/%s' was not found"
+                                     % (project, rest))
+            return 200, inst
+        match = re.match(r"^zones/([^/]+)/operations(?:/([^/]+))?$", rest)
+        if not match:
+            return None
+        zone, name = match.groups()
+        with self.state.lock:
+            ops = [self.state.operation(e) for e in self.state.operations
+                   if e["project"] == project and e["zone"] == zone]
+        if name:
+            found = next((op for op in ops if op["name"] == name), None)
+            if found is None:
+                return _google_error(404, "NOT_FOUND", "notFound", "The resource 'projects/%s/%s' was not found"
+                                     % (project, rest))
+            return 200, found
+        page, token = self._page(self._matching(ops, query), query)
+        body = {"kind": "compute#operationList", "id": "projects/%s/zones/%s/operations" % (project, zone),
+                "items": page}
+        if token:
+            body["nextPageToken"] = token
+        return 200, body
 
     def _issue(self):
         token = "emu-" + uuid.uuid4().hex
@@ -717,10 +827,10 @@ class Handler(BaseHTTPRequestHandler):
         expire = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
         return self._send(200, {"accessToken": self._issue(), "expireTime": expire, "principal": principal})
 
-    def _answer_fault(self):
+    def _answer_fault(self, kind=None):
         """Answer this API request with the next injected fault, if any: a reset connection, or a
         transient error status (429 or 5xx) refused before any work. True when it answered."""
-        fault, retry_after = self.state.take_fault()
+        fault, retry_after = self.state.take_fault(kind)
         if fault == "reset":
             self._wait()
             self.close_connection = True
@@ -780,6 +890,12 @@ class Handler(BaseHTTPRequestHandler):
             kind = "network_list"
         if rest == "global/firewalls":
             kind = "firewall_list"
+        if re.match(r"^zones/[^/]+/instances/[^/]+$", rest):
+            kind = "instance_get"
+        elif re.match(r"^zones/[^/]+/operations$", rest):
+            kind = "operation_list"
+        elif re.match(r"^zones/[^/]+/operations/[^/]+$", rest):
+            kind = "operation_get"
         if self._gate(kind, project):
             return None
         if project in (self.state.faults.get("disabled_projects") or []):
@@ -787,14 +903,27 @@ class Handler(BaseHTTPRequestHandler):
                 403, "PERMISSION_DENIED", "accessNotConfigured",
                 "Compute Engine API has not been used in project %s before or it is disabled." % project))
         if project in (self.state.faults.get("forbidden_projects") or []):
+            needs = {"instance_get": "compute.instances.get", "operation_list": "compute.zoneOperations.list",
+                     "operation_get": "compute.zoneOperations.get"}.get(kind, "compute.instances.list")
             return self._send(*_google_error(
-                403, "PERMISSION_DENIED", "forbidden",
-                "Required 'compute.instances.list' permission for 'projects/%s'" % project))
+                403, "PERMISSION_DENIED", "forbidden", "Required '%s' permission for 'projects/%s'" % (needs, project)))
         proj = self.state.projects.get(project)
         if proj is None:
             return self._send(*_google_error(404, "NOT_FOUND", "notFound",
                                              "The resource 'projects/%s' was not found" % project))
         self._api_answer = True
+        try:
+            dynamic = self._dynamic(project, proj, rest, query)
+            if dynamic is not None and dynamic[0] == 200 and "fields" in query \
+                    and not self.state.faults.get("ignore_fields"):
+                dynamic = (200, apply_fields(dynamic[1], parse_fields(query["fields"])))
+        except FieldsError as exc:
+            dynamic = _google_error(400, "INVALID_ARGUMENT", "invalidParameter", str(exc))
+        except (FilterError, re.error) as exc:
+            dynamic = _google_error(400, "INVALID_ARGUMENT", "invalid", "Invalid value for field 'filter': %s" % exc)
+        if dynamic is not None:
+            # never cached: an instance's status and an operation's change with time
+            return self._send(*dynamic)
         key = (self.path, self._gzip_wanted())
         cached = self.state.responses.get(key)
         if cached is None:

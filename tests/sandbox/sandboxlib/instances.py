@@ -65,7 +65,8 @@ def instance(plan, node):
         "networkInterfaces": nics,
         "guestAccelerators": [{"acceleratorType": "zones/%s/acceleratorTypes/%s" % (zone, prof["gpu"]["model"]),
                                "acceleratorCount": prof["gpu"]["count"]}],
-        "scheduling": {"provisioningModel": "STANDARD", "onHostMaintenance": "TERMINATE"},
+        # reservation-bound, as Google provisions A3/A4 cluster VMs (and as reportHostAsFaulty requires)
+        "scheduling": {"provisioningModel": "RESERVATION_BOUND", "onHostMaintenance": "TERMINATE"},
         "resourceStatus": {"physicalHost": layout.physical_host(node["topology"]),
                            "physicalHostTopology": layout.physical_host_topology(node["topology"])},
         "metadata": {"items": [{"key": "gpudirect-sandbox", "value": "STAND-IN: podman node, no GPU"}]},

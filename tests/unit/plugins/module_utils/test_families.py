@@ -291,6 +291,7 @@ A3_EDGE_DIFFERS_FROM_A3_HIGH = {
     "max_vm_gbps": 800,
     "baselines": [],
     "avg_busbw_floor": None,
+    "faulty_host_report": False,
     "source": "DS, SP (treated as A3 High); GNB",
 }
 A4_DIFFERS_FROM_A3_ULTRA = {
