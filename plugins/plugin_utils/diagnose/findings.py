@@ -19,6 +19,7 @@ import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import faulty_host
 
 # bounds on a finding's text: its subject and cause often quote node output, which a job or a broken node
 # can make as long as it likes
@@ -110,14 +111,15 @@ class Repairs(object):
             argv.append("--zone=%s" % self.zones[host])
         return " ".join(shlex.quote(a) for a in argv)
 
-    def report_host(self, host, why):
-        """Ask Google to repair the host under the VM (nothing on the node can fix it)."""
+    def report_host(self, host, why, behavior=None):
+        """Ask Google to repair the host under the VM (nothing on the node can fix it); behavior: the fault's
+        kind (faulty_host.behavior_from), REPORT_HOST_BEHAVIOR when not given."""
         argv = REPORT_HOST_ARGV + [host]
         if self.zones.get(host):
             argv.append("--zone=%s" % self.zones[host])
         # the description quotes the node's own finding: one line, no secret, bounded
         argv += ["--disruption-schedule=IMMEDIATE",
-                 "--fault-reasons=behavior=%s,description=%s" % (REPORT_HOST_BEHAVIOR, clean(why, 250))]
+                 "--fault-reasons=behavior=%s,description=%s" % (behavior or REPORT_HOST_BEHAVIOR, clean(why, 250))]
         return " ".join(shlex.quote(a) for a in argv)
 
 
@@ -147,7 +149,7 @@ def faulty_hosts(items):
     for item in ordered(items):
         if item["severity"] != "fail" or item["host"] is None or not (item.get("repair") or "").startswith(prefix):
             continue
-        out.setdefault(item["host"], {"host": item["host"], "behavior": REPORT_HOST_BEHAVIOR,
+        out.setdefault(item["host"], {"host": item["host"], "behavior": faulty_host.behavior_from(item)[0],
                                       "description": clean("%s %s: %s" % (item["component"], item["subject"],
                                                                           item["cause"]), 250)})
     return [out[h] for h in sorted(out)]

@@ -21,6 +21,7 @@ import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import REPAIR_TAGS
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import faulty_host
 
 
 class RungTableError(ValueError):
@@ -55,7 +56,8 @@ def _repair_reboot(host, item, repairs):
 
 
 def _repair_report_host(host, item, repairs):
-    return repairs.report_host(host, "%s %s: %s" % (item.get("component") or "gpu", item["subject"], item["cause"]))
+    return repairs.report_host(host, "%s %s: %s" % (item.get("component") or "gpu", item["subject"], item["cause"]),
+                               faulty_host.behavior_from(item)[0])
 
 
 # The controller's parts of each rung of finding.RUNGS, by its name:

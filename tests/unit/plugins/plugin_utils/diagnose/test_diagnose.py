@@ -15,6 +15,7 @@ from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
 from ansible_collections.gpudirect.gcp.plugins.filter.diagnose import FilterModule
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import node_checks
 from ansible_collections.gpudirect.gcp.plugins.module_utils import families
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import diagnose, node_checks
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose.findings import Repairs, summary
@@ -446,6 +447,18 @@ def test_only_hosts_whose_repair_is_googles_host_repair_are_reported_once_each()
     assert FILTERS["_diagnose_faulty_hosts"]([]) == []
     with pytest.raises(AnsibleFilterError, match="diagnose_faulty_hosts: expects a list"):
         FILTERS["_diagnose_faulty_hosts"]("n2")
+
+
+def test_a_gpu_that_fell_off_the_bus_is_reported_as_an_unrecoverable_gpu_error():
+    # the behavior comes from the finding (plugin_utils/gce/faulty_host.py), in the report and the repair line
+    gpu = {"component": "gpu", "subject": "GPU 3", "severity": "fail", "rung": "report_host",
+           "cause": "Xid 79: the GPU has fallen off the bus"}
+    line = node_checks.gpu("n4", {"gpu": {"findings": [gpu]}}, REPAIRS)[0]
+    assert "--fault-reasons=behavior=UNRECOVERABLE_GPU_ERROR,description=" in line["repair"]
+    assert FILTERS["_diagnose_faulty_hosts"]([line])[0]["behavior"] == "UNRECOVERABLE_GPU_ERROR"
+    slow = node_checks.gpu("n5", {"gpu": {"findings": [dict(gpu, cause="clocks held back by power")]}}, REPAIRS)[0]
+    assert "behavior=PERFORMANCE," in slow["repair"]
+
 
 
 def _agent_profile(tmp_path, text, ifaces=("eth1", "eth2")):
