@@ -460,7 +460,6 @@ def test_a_gpu_that_fell_off_the_bus_is_reported_as_an_unrecoverable_gpu_error()
     assert "behavior=PERFORMANCE," in slow["repair"]
 
 
-
 def _agent_profile(tmp_path, text, ifaces=("eth1", "eth2")):
     from ansible_collections.gpudirect.gcp.plugins.module_utils.health import node_health
     for name in ifaces:
