@@ -26,8 +26,14 @@ def alert(node, status="firing"):
                                          "remediate": "true", "component": "gpu", "subject": "GPU 1"}}
 
 
+def place(node):
+    """Where the inventory says a node sits (the gce_gpu plugin's gce_topology)."""
+    return {"cluster": "c1", "block": "b1", "subblock": "s%s" % node[-1], "host": "h-%s" % node}
+
+
 def play(tmp_path, alerts, *extra, **environ):
-    inv = {"gpu_nodes": {"hosts": dict((h, {"ansible_connection": "local", "ansible_python_interpreter": sys.executable})
+    inv = {"gpu_nodes": {"hosts": dict((h, {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+                                            "gpu_family": "a3-mega", "gce_topology": place(h)})
                                        for h in NODES)}}
     path = tmp_path / "cluster.yml"
     path.write_text(yaml.safe_dump(inv))
@@ -52,6 +58,8 @@ def test_dry_run_decides_logs_and_touches_no_node(tmp_path):
                                                            ("a3m-1", "preview")]
     # the node live would act on gets the read-only check (here it cannot run: the preview says so), nothing else
     assert lines[-1]["plan"].startswith("could not preview: Read the node check's configuration")
+    # every line about a node says where it sits
+    assert lines[0]["place"] == lines[-1]["place"] == place("a3m-1")
     assert "Drain the node" not in proc.stdout.split("Log that the dry run")[0].split("Read the node check")[1]
     assert not (tmp_path / "state" / "state.json").read_text().strip()
 
@@ -74,6 +82,7 @@ def test_a_live_run_acts_within_the_cap_and_logs_a_failed_step_with_the_node_lef
                                                            ("a3m-0", "outcome")]
     assert lines[3]["outcome"] == "failed" and "Read the node check's configuration" in lines[3]["detail"]
     assert lines[3]["returned"] is False and lines[3]["run"] == lines[0]["run"]
+    assert lines[3]["place"] == lines[0]["place"] == place("a3m-0")
     # the failed run keeps its node out: the next alert about it starts nothing
     proc, lines = play(tmp_path, [alert("a3m-0")], "-e", "remediate_dry_run=false")
     assert lines[-1]["decision"] == "ignored" and "already under a remediation" in lines[-1]["reason"]
