@@ -30,7 +30,10 @@ def clean(items):
             continue
         shown = dict((k, None if item.get(k) is None else safe_text.one_line(safe_text.mask_text(item.get(k))))
                      for k in finding.REPORTED)
-        shown["place"] = _place(item.get("place"))
+        # a place only where the finding has one: the report holds the findings as the run has them
+        where = _place(item.get("place"))
+        if where:
+            shown["place"] = where
         out.append(shown)
     return out
 
