@@ -65,7 +65,12 @@ stage_sanity-newest() { on_newest stage_sanity; }
 stage_units-newest() { on_newest stage_units; }
 stage_build-newest() { on_newest stage_build; }
 stage_sanity-218() { on_core 218 "$core218" venv-218 stage_sanity; }
-stage_units-218() { on_core 218 "$core218" venv-218 stage_units; }
+# 2.18 templates with 2.16's engine (2.19 brought the new one), so the tests that run a real
+# ansible-playbook (tests/unit/roles, tests/unit/playbooks) prove nothing on it that the oldest
+# and the newest do not: they run on those two, everything else on all three
+stage_units-218() {
+  on_core 218 "$core218" venv-218 pytest -q -n 2 tests/unit --ignore=tests/unit/roles --ignore=tests/unit/playbooks
+}
 
 stage_integration() {
   pytest -q tests/integration
