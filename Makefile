@@ -145,9 +145,10 @@ bench-diagnose: deps
 bench-node-check: deps
 	@benchmarks/node_check/run.sh
 
-bench-scaling: deps
+bench-scaling: deps venv-newest
 	@scripts/link-collection.sh
-	@$(BIN)/python benchmarks/scaling/bench.py --site
+	@$(BIN)/python benchmarks/scaling/bench.py --site --core oldest
+	@$(BIN)/python benchmarks/scaling/bench.py --site --core newest
 
 bench-job-watch: venv
 	@scripts/link-collection.sh

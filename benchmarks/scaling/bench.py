@@ -24,8 +24,9 @@ smallest. When the machine is CPU-bound, no playbook of module
 tasks can grow more slowly than the floor: every task on every node costs CPU time on the
 controller and in the node container, on the same cores.
 
-    make bench-scaling, or: .venv/bin/python benchmarks/scaling/bench.py [--sizes 2,6] [--tasks 20]
-                                                [--repeat 3] [--cold-repeat 3] [--site] [--keep]
+    make bench-scaling (both cores, one after the other), or:
+    .venv/bin/python benchmarks/scaling/bench.py [--sizes 2,6] [--tasks 20] [--repeat 3] [--cold-repeat 3]
+                                                 [--core oldest|newest] [--site] [--keep]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -41,7 +42,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SANDBOX = [sys.executable, os.path.join(ROOT, "tests", "sandbox", "sandbox.py")]
-PLAYBOOK = os.path.join(ROOT, ".venv", "bin", "ansible-playbook")
+# the two ends of the supported ansible-core range: the oldest (.venv, where the preload callback's
+# template cache applies) and the newest (build/venv-newest, `make venv-newest`, where it does not)
+CORES = {"oldest": os.path.join(ROOT, ".venv", "bin"),
+         "newest": os.path.join(ROOT, "build", "venv-newest", "bin")}
+PLAYBOOK = os.path.join(CORES["oldest"], "ansible-playbook")
 FAMILY = "a3-mega"
 
 
@@ -234,14 +239,22 @@ def main():
     parser.add_argument("--site", action="store_true",
                         help="also time site.yml, a re-run of it and diagnose once per size")
     parser.add_argument("--keep", action="store_true", help="leave the sandboxes running")
+    parser.add_argument("--core", choices=sorted(CORES), default="oldest",
+                        help="the ansible-core that runs the playbooks: oldest (.venv) or newest (build/venv-newest)")
     args = parser.parse_args()
+    global PLAYBOOK  # pylint: disable=global-statement
+    PLAYBOOK = os.path.join(CORES[args.core], "ansible-playbook")
+    if not os.access(PLAYBOOK, os.X_OK):
+        sys.exit("bench: no %s: run make %s" % (PLAYBOOK, "venv" if args.core == "oldest" else "venv-newest"))
+    version = subprocess.run([PLAYBOOK, "--version"], capture_output=True, text=True, check=False).stdout
+    core = version.splitlines()[0] if version else "ansible-core (version unknown)"
     # the checkout's configuration for every run (the collection is linked by scripts/link-collection.sh)
     os.environ.setdefault("ANSIBLE_CONFIG", os.path.join(ROOT, "ansible.cfg"))
     os.environ.setdefault("ANSIBLE_NOCOLOR", "1")
     sizes = [int(s) for s in args.sizes.split(",")]
     if len(sizes) < 2 or args.tasks < 1 or args.repeat < 1 or args.cold_repeat < 1:
         sys.exit("bench: --sizes needs two or more sizes, --tasks, --repeat and --cold-repeat at least 1")
-    work = os.path.join(ROOT, "build", "bench-scaling")
+    work = os.path.join(ROOT, "build", "bench-scaling", args.core)
     os.makedirs(work, exist_ok=True)
     results = {}
     for nodes in sizes:
@@ -252,8 +265,8 @@ def main():
             if k not in ("memory", "results", "rerun_full_paths"))), flush=True)
     small, large = sizes[0], sizes[-1]
     print()
-    print("scaling benchmark, SANDBOX (podman nodes on this machine, %d CPU(s) shared by the controller "
-          "and every node)" % (os.cpu_count() or 0))
+    print("scaling benchmark on %s, SANDBOX (podman nodes on this machine, %d CPU(s) shared by the "
+          "controller and every node)" % (core, os.cpu_count() or 0))
     print("%-6s %22s %26s %16s %16s" % ("nodes", "floor: s per task", "floor: controller ms per",
                                         "site wall (s)", "site CPU (s)"))
     print("%-6s %22s %26s" % ("", "(all nodes)", "task and node"))
