@@ -177,11 +177,26 @@ def diagnose_faulty_hosts(items):
     return make_unsafe(findings.faulty_hosts(_findings(items, "_diagnose_faulty_hosts")))
 
 
-def diagnose_summary(items, hosts):
-    out = findings.summary(_findings(items, "_diagnose_summary"), _hosts(hosts, "_diagnose_summary"))
+def diagnose_summary(items, hosts, places=None, place_blame_share=None):
+    if places is not None and not isinstance(places, dict):
+        raise AnsibleFilterError("_diagnose_summary: places must be a mapping of host to place, got %s"
+                                 % type(places).__name__)
+    share = None
+    if place_blame_share is not None:
+        try:
+            share = float(place_blame_share)
+        except (TypeError, ValueError):
+            share = None
+        if isinstance(place_blame_share, bool) or share is None or not 0 < share <= 1:
+            raise AnsibleFilterError("_diagnose_summary: place_blame_share must be a fraction above 0 and at most 1, "
+                                     "got %r" % (place_blame_share,))
+    # a place record that cannot be read costs only its node the blame by placement (place_blame)
+    out = findings.summary(_findings(items, "_diagnose_summary"), _hosts(hosts, "_diagnose_summary"),
+                           places=places, share=share)
     # how current the version table the qualification findings came from is
     out["version_table"] = qualification.table_age()
-    return out
+    # place names come from the Compute API: never templated again
+    return make_unsafe(out)
 
 
 def diagnose_job_summary(results, hosts, names=None, standins=False):

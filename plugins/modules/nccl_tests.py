@@ -59,6 +59,8 @@ options:
         suspects next to good nodes of their own sub-block and probes pairs of sub-blocks with the spare good
         nodes. C(intra_subblock) does the same without the probes. C(inter_subblock) and C(inter_block) start
         with pairs across sub-blocks of one block, or across blocks. C(order) pairs neighbours in O(hosts) order.
+      - Except with C(intra_subblock), when the rounds leave a sub-block or block whose boundary no run of two good
+        nodes crossed, one more round (the boundary stage) pairs good nodes across each such boundary.
       - Nodes without C(topology) are paired in O(hosts) order whatever this says.
     type: str
     choices: [topology, intra_subblock, inter_subblock, inter_block, order]
@@ -182,7 +184,8 @@ options:
     type: bool
     default: true
   max_rounds:
-    description: Most parallel rounds of 2-node runs in pairwise mode.
+    description:
+      - Most parallel rounds of 2-node runs in pairwise mode; the boundary stage (see O(pairing)) may add one.
     type: int
     default: 3
   mpirun_extra_args:
@@ -258,6 +261,9 @@ pairwise:
     - C(fabric.bad) lists the fabric parts the runs blame (C(part) such as C([subblock, cluster/block/sub-block]),
       C([block, ...]) or C([link, [sub-block, sub-block]]), C(what) in words, and the failed C(runs));
       C(fabric.suspect) lists parts that explain the same failures equally well.
+    - Each round's run says its C(stage) (C(screen), C(isolate), C(probe) or C(boundary)). C(isolation) sets the
+      search against the log2 bound - C(nodes), C(rounds), C(runs), C(stages) (runs per stage), C(extra_runs)
+      (the isolate stage's runs), C(log2_bound) (ceil(log2(nodes))) and C(ratio) (extra_runs / log2_bound).
   returned: always
   type: dict
 topology:

@@ -26,6 +26,11 @@ description:
     node's place as its properties C(place.<part>). C(report.html) opens with the findings grouped by host, each
     with its repair command and place, above the busbw charts. This works also when the NCCL
     tests did not run (empty O(result)).
+  - Where the diagnosis blames a place (its C(place_blame) - failing nodes that cluster in one sub-block or block),
+    C(report.json) has it as C(place_blame), C(junit.xml) as a C(place_blame) property of the C(diagnose) suite and
+    C(report.html) as a line above the findings.
+  - In pairwise mode the reports give what isolation took against ceil(log2(N)) - C(pairwise.isolation) in
+    C(report.json), C(isolation.*) properties of the C(nccl_tests.pairs) suite, a line in C(report.html).
   - Returns a small summary for C(ansible.builtin.set_stats).
 options:
   result:
@@ -105,8 +110,8 @@ files:
   type: dict
 summary:
   description:
-    - Verdict, family, mode, node count, peak busbw per collective and bad nodes; for a diagnosis also
-      C(diagnosis).
+    - Verdict, family, mode, node count, peak busbw per collective, bad nodes and, in pairwise mode, C(isolation)
+      (null otherwise); for a diagnosis also C(diagnosis).
   returned: always
   type: dict
 """

@@ -22,11 +22,21 @@ rather than several bad links); parts that tie are named as suspects, never as
 faults.  Nodes without placement are paired in the given order and only ever
 blamed as nodes.  The unit tests and benchmarks/pairing check that this finds
 every fault within three rounds.
+
+When those rounds end with a sub-block or a block whose boundary no run of two
+good nodes has crossed (isolation took every round, or max_rounds is 1), one
+more round, the boundary stage, pairs good nodes across each such boundary:
+the sub-block's with a good node of another sub-block of its block, the
+block's with one of another block.  Every run says which stage planned it
+(STAGES), and isolation_cost() sets the runs isolation took against
+ceil(log2(N)), the runs a binary search needs to find one bad node of N.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import math
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.host import topology as topo_mod
 
@@ -37,6 +47,10 @@ UNKNOWN = "unknown"
 PAIRINGS = ("topology", "intra_subblock", "inter_subblock", "inter_block", "order")
 # a node at most in this many fabric probes' coverage goal: two partners tell an uplink from a link
 PROBE_PARTNERS = 2
+# what planned a run, in the order the search runs them: round 1 pairs every node (screen); later rounds
+# put suspects next to known-good nodes (isolate) and spare good nodes across sub-blocks (probe); the
+# boundary stage crosses each sub-block and block boundary no run of two good nodes crossed
+STAGES = ("screen", "isolate", "probe", "boundary")
 
 
 def _key(a, b):
@@ -56,7 +70,7 @@ def describe(part):
 
 
 class PairSearch(object):
-    def __init__(self, nodes, max_rounds=3, topology=None, pairing="topology"):
+    def __init__(self, nodes, max_rounds=3, topology=None, pairing="topology", cross_boundary=True):
         if pairing not in PAIRINGS:
             raise ValueError("pairing must be one of %s, got %r" % (", ".join(PAIRINGS), pairing))
         seen = []
@@ -65,6 +79,9 @@ class PairSearch(object):
                 seen.append(n)
         self.pairing = pairing
         self.max_rounds = max_rounds
+        # intra_subblock keeps every run inside a sub-block: no boundary stage there
+        self.cross_boundary = bool(cross_boundary) and pairing != "intra_subblock"
+        self.planned = {}     # pair key -> the stage that planned it (STAGES)
         placement = dict((n, topo_mod.normalize((topology or {}).get(n))) for n in seen)
         self.sub = dict((n, topo_mod.subblock_id(placement[n])) for n in seen)
         self.blk = dict((n, topo_mod.block_id(placement[n])) for n in seen)
@@ -189,9 +206,71 @@ class PairSearch(object):
                     pairs.append((u, v))
                     used.update((u, v))
                     break
+        self._plan(pairs, "isolate")
         if self.pairing != "intra_subblock":
-            pairs += self._fabric_probes([g for g in goods if g not in used])
+            pairs += self._plan(self._fabric_probes([g for g in goods if g not in used]), "probe")
         return pairs
+
+    def _plan(self, pairs, stage):
+        """The pairs, each noted as planned by stage (a pair run again takes its latest stage)."""
+        for a, b in pairs:
+            self.planned[_key(a, b)] = stage
+        return pairs
+
+    # --- the boundary stage -------------------------------------------------
+    def _crossed(self):
+        """(sub-blocks, blocks) whose boundary a run of two good nodes has crossed, passed or failed."""
+        subs, blocks = set(), set()
+        for a, b in self.tested:
+            if self.status[a] != GOOD or self.status[b] != GOOD:
+                continue
+            if self.sub[a] and self.sub[b] and self.sub[a] != self.sub[b]:
+                subs.update((self.sub[a], self.sub[b]))
+            if self.blk[a] and self.blk[b] and self.blk[a] != self.blk[b]:
+                blocks.update((self.blk[a], self.blk[b]))
+        return subs, blocks
+
+    def boundary_round(self):
+        """Disjoint pairs of good nodes across each block boundary, then each sub-block boundary, that no run of
+        two good nodes has crossed yet: a block's first, with a good node of another block (one whose boundary
+        is open too, first); a sub-block's with a good node of another sub-block of its block first. [] when
+        every boundary with a good node on each side has been crossed."""
+        if not self.cross_boundary:
+            return []
+        goods = [n for n in self.nodes if self.status[n] == GOOD and self.sub[n]]
+        subs, blocks = self._crossed()
+        used, pairs = set(), []
+
+        def take(node, others, key, open_keys):
+            # the partner: a free good node of another group, one whose own boundary is open first
+            free = [m for m in others if m not in used and key[m] != key[node] and _key(node, m) not in self.tested]
+            if not free:
+                return False
+            partner = min(free, key=lambda m: (0 if key[m] in open_keys else 1, self.nodes.index(m)))
+            pairs.append((node, partner))
+            used.update((node, partner))
+            for m in (node, partner):
+                subs.add(self.sub[m])
+                blocks.add(self.blk[m])
+            return True
+
+        for blk in self._ordered_keys(goods, self.blk):
+            if blk in blocks or len(set(self.blk[g] for g in goods)) < 2:
+                continue
+            open_blocks = set(self.blk[g] for g in goods) - blocks
+            for node in [g for g in goods if self.blk[g] == blk and g not in used]:
+                if take(node, goods, self.blk, open_blocks):
+                    break
+        for sub in self._ordered_keys(goods, self.sub):
+            if sub in subs:
+                continue
+            open_subs = set(self.sub[g] for g in goods) - subs
+            for node in [g for g in goods if self.sub[g] == sub and g not in used]:
+                # another sub-block of its own block first: that run crosses only the two sub-blocks' uplinks
+                home = [m for m in goods if self.blk[m] == self.blk[node]]
+                if take(node, home, self.sub, open_subs) or take(node, goods, self.sub, open_subs):
+                    break
+        return self._plan(pairs, "boundary")
 
     def _fabric_probes(self, free):
         """Pairs of known-good nodes across sub-blocks: implicated sub-blocks first, then untested pairs."""
@@ -239,7 +318,7 @@ class PairSearch(object):
         for pair, ok in results:
             a, b = pair
             self.tested.add(_key(a, b))
-            entry = {"pair": [a, b], "ok": bool(ok)}
+            entry = {"pair": [a, b], "ok": bool(ok), "stage": self.planned.get(_key(a, b), STAGES[0])}
             if any(self.sub.values()):
                 entry["locality"] = self.locality(a, b)
             rnd.append(entry)
@@ -335,14 +414,21 @@ class PairSearch(object):
         """The failed runs of good nodes that crossed a fabric part, as 'a+b'."""
         return sorted("+".join(_key(a, b)) for a, b in self._fabric_failures() if part in self.parts(a, b))
 
+    def _run_round(self, run_round, pairs):
+        results = run_round(list(pairs))
+        self.record([(p, results.get(p, results.get(_key(*p), False))) for p in pairs])
+
     def run(self, run_round):
-        pairs = self.first_round()
+        pairs = self._plan(self.first_round(), "screen")
         while pairs and len(self.rounds) < self.max_rounds:
-            results = run_round(list(pairs))
-            self.record([(p, results.get(p, results.get(_key(*p), False))) for p in pairs])
+            self._run_round(run_round, pairs)
             if not self._more_to_learn():
                 break
             pairs = self.next_round()
+        # one round beyond max_rounds, only where a boundary is left that no run of good nodes crossed
+        pairs = self.boundary_round() if self.rounds else []
+        if pairs:
+            self._run_round(run_round, pairs)
         for n in self.nodes:
             if self.status[n] == UNKNOWN:
                 self.reason[n] = ("not isolated: no known-good partner" if self.failed or len(self.nodes) < 2
@@ -376,11 +462,36 @@ class PairSearch(object):
             "rounds": self.rounds,
             "notes": self.notes,
             "fabric": self.fabric,
+            "isolation": isolation_cost(self.rounds, len(self.nodes)),
         }
 
 
-def find_bad_nodes(nodes, run_round, max_rounds=3, topology=None, pairing="topology"):
+def log2_bound(nodes):
+    """ceil(log2(N)): the runs a binary search takes to find one bad node among N (at least 1)."""
+    return max(1, int(math.ceil(math.log(max(int(nodes), 2), 2))))
+
+
+def isolation_cost(rounds, nodes):
+    """What the search took, against the log2 bound: {nodes, rounds, runs, stages {stage: runs}, extra_runs (the
+    isolate stage's runs: those beyond the screen spent naming suspects), log2_bound, ratio (extra_runs /
+    log2_bound, two decimals)}. rounds: the search's rounds; a run without a stage is a screen run."""
+    stages = dict((stage, 0) for stage in STAGES)
+    runs = 0
+    for rnd in rounds or []:
+        for entry in rnd or []:
+            stage = entry.get("stage") if isinstance(entry, dict) else None
+            stages[stage if stage in stages else STAGES[0]] += 1
+            runs += 1
+    bound = log2_bound(nodes)
+    extra = stages["isolate"]
+    return {"nodes": int(nodes), "rounds": len(rounds or []), "runs": runs, "stages": stages, "extra_runs": extra,
+            "log2_bound": bound, "ratio": round(extra / float(bound), 2)}
+
+
+def find_bad_nodes(nodes, run_round, max_rounds=3, topology=None, pairing="topology", cross_boundary=True):
     """Run the search.  run_round(pairs) -> {(a, b): passed} for a list of disjoint pairs.
 
-    topology: node -> placement mapping (gce_topology); pairing: how round 1 pairs nodes (PAIRINGS)."""
-    return PairSearch(nodes, max_rounds=max_rounds, topology=topology, pairing=pairing).run(run_round)
+    topology: node -> placement mapping (gce_topology); pairing: how round 1 pairs nodes (PAIRINGS);
+    cross_boundary: run the boundary stage where the rounds left a boundary uncrossed."""
+    return PairSearch(nodes, max_rounds=max_rounds, topology=topology, pairing=pairing,
+                      cross_boundary=cross_boundary).run(run_round)

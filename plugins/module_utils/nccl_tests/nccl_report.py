@@ -76,6 +76,52 @@ def from_standins(result, findings=None):
     return any(STANDIN_MARK in t for t in texts)
 
 
+# what a report shows of each blame by placement (plugin_utils/diagnose/place_blame.py FIELDS; the
+# diagnosis reaches a module as plain data, so the module_utils side names its fields itself)
+PLACE_BLAME_TEXT = ("level", "suspect", "where", "line")
+PLACE_BLAME_COUNTS = ("failing", "total")
+
+
+def place_blames(diagnosis):
+    """The diagnosis' blames by placement as a report shows them: each text one line, the counts whole numbers,
+    the place its parts' text, the hosts text; an entry of another shape is left out, never the report."""
+    items = (diagnosis or {}).get("place_blame") if isinstance(diagnosis, dict) else None
+    out = []
+    for item in items if isinstance(items, (list, tuple)) else []:
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), int) and not isinstance(item.get(k), bool)
+                                                 for k in PLACE_BLAME_COUNTS):
+            continue
+        shown = dict((k, safe_text.one_line(safe_text.to_text(item.get(k) or ""), 2000)) for k in PLACE_BLAME_TEXT)
+        shown.update((k, item[k]) for k in PLACE_BLAME_COUNTS)
+        share = item.get("share")
+        shown["share"] = share if isinstance(share, (int, float)) and not isinstance(share, bool) else None
+        place = item.get("place") if isinstance(item.get("place"), dict) else {}
+        shown["place"] = dict((safe_text.one_line(k, 40), safe_text.one_line(safe_text.to_text(v), 200))
+                              for k, v in place.items() if v is not None)
+        hosts = item.get("hosts") if isinstance(item.get("hosts"), (list, tuple)) else []
+        shown["hosts"] = [safe_text.one_line(safe_text.to_text(h), 300) for h in hosts]
+        out.append(shown)
+    return out
+
+
+# the pairwise search's figures against the log2 bound (nccl_pairing.isolation_cost), as JUnit properties
+ISOLATION_FIGURES = ("nodes", "rounds", "runs", "extra_runs", "log2_bound", "ratio")
+
+
+def isolation_line(isolation):
+    """The pairwise search's cost in words, or "" where the result has none."""
+    if not isinstance(isolation, dict) or not all(isinstance(isolation.get(k), (int, float))
+                                                  for k in ISOLATION_FIGURES):
+        return ""
+    stages = isolation.get("stages") if isinstance(isolation.get("stages"), dict) else {}
+    per_stage = ", ".join("%s %s" % (safe_text.one_line(k, 40), stages[k]) for k in stages
+                          if isinstance(stages[k], int) and stages[k])
+    return ("Isolation took %d extra run(s) beyond the first round against a log2 bound of %d for %d node(s) "
+            "(ratio %.2f); %d run(s) in %d round(s)%s." % (
+                isolation["extra_runs"], isolation["log2_bound"], isolation["nodes"], isolation["ratio"],
+                isolation["runs"], isolation["rounds"], " (%s)" % per_stage if per_stage else ""))
+
+
 def build_report(result, run_id, started=None, finished=None, findings=None, hosts=None, diagnosis=None,
                  standins=False):
     """Assemble the report document from the module result and, for a diagnosis, its findings.
@@ -90,6 +136,8 @@ def build_report(result, run_id, started=None, finished=None, findings=None, hos
         "findings": items,
         "diagnosed_hosts": list(hosts or []),
         "diagnosis": diagnosis,
+        # failing nodes that cluster in one sub-block or block: that place, with its counts
+        "place_blame": place_blames(diagnosis),
         "from_standins": bool(standins) or from_standins(result, items),
         "schema": SCHEMA,
         "run_id": run_id,
@@ -184,6 +232,8 @@ def summarize(result):
         "nodes": len(result.get("nodes") or []),
         "peak_busbw_gbps": peaks,
         "bad_nodes": result.get("bad_nodes") or [],
+        # pairwise mode: the runs isolation took against ceil(log2(N)); None otherwise
+        "isolation": (result.get("pairwise") or {}).get("isolation"),
     }
 
 
@@ -252,10 +302,22 @@ def to_junit(report):
             msg = "; ".join(entry.get("reasons") or []) or entry.get("status", "")
             _case(suite, "nccl_tests.single_node", node, entry.get("status"), msg,
                   json.dumps(entry.get("busbw_gbps") or {}, default=str), entry.get("seconds"))
+    properties = dict((suite, []) for suite in suites)
+    if report.get("diagnosis") is not None:
+        # each place the failures cluster in, on the diagnosis suite
+        properties[suites[0]] += [("place_blame", item["line"]) for item in report.get("place_blame") or []]
+    isolation = pairwise.get("isolation") if isinstance(pairwise.get("isolation"), dict) else None
+    if isolation and pairwise.get("rounds"):
+        # the pairs suite: what isolation took against the log2 bound
+        pairs_suite = [s for s in suites if s.get("name") == "nccl_tests.pairs"][0]
+        properties[pairs_suite] += [("isolation.%s" % key, str(isolation.get(key)))
+                                    for key in ISOLATION_FIGURES if isolation.get(key) is not None]
     for suite in suites:
-        if report.get("from_standins"):
+        items = ([("from_standins", "true")] if report.get("from_standins") else []) + properties[suite]
+        if items:
             props = ET.Element("properties")
-            ET.SubElement(props, "property", name="from_standins", value="true")
+            for name, value in items:
+                ET.SubElement(props, "property", name=name, value=value)
             suite.insert(0, props)
         cases = suite.findall("testcase")
         suite.set("tests", str(len(cases)))
@@ -447,6 +509,9 @@ def to_html(report):
                          "newest source is from %s%s.</p>" % (
                              esc(table["newest_source"]), "" if table.get("age_days") is None
                              else " (%s days before this report)" % esc(table["age_days"])))
+        # failures that cluster in one place: the place first, its nodes' findings below
+        parts += ["<p class=\"bad\">%s</p>" % esc(item["line"][:1].upper() + item["line"][1:])
+                  for item in report.get("place_blame") or []]
         parts.append(findings_report.html_section(report.get("findings") or [], report.get("diagnosed_hosts")))
         if report.get("runs"):
             parts.append("<h2>NCCL tests: <span style=\"color:%s\">%s</span></h2>" % (
@@ -504,8 +569,15 @@ def to_html(report):
                             esc(", ".join(info.get("pairs") or []))))
         parts.append("</table>")
     pairwise = report.get("pairwise") or {}
+    cost = isolation_line(pairwise.get("isolation"))
+    if cost:
+        parts.append("<h2>Pairwise search</h2><p>%s</p>" % esc(cost))
     for i, rnd in enumerate(pairwise.get("rounds") or [], 1):
-        parts.append("<h3>Round %d</h3><ul>" % i)
+        stages = []
+        for entry in rnd:
+            if entry.get("stage") and entry["stage"] not in stages:
+                stages.append(entry["stage"])
+        parts.append("<h3>Round %d%s</h3><ul>" % (i, esc(" (%s)" % ", ".join(stages) if stages else "")))
         for entry in rnd:
             parts.append("<li class=\"%s\">%s: %s %s</li>"
                          % ("pass" if entry.get("ok") else "fail", esc(" + ".join(entry.get("pair") or [])),

@@ -448,7 +448,7 @@ class NcclTestsRun(object):
             candidates, lambda pairs: self._pair_round(pairs, log), max_rounds=self.p.get("max_rounds", 3),
             topology=self.topology, pairing=self.p.get("pairing") or "topology") if len(candidates) >= 2 else {
             "bad": [], "good": [], "unknown": candidates, "rounds": [], "notes": [],
-            "fabric": {"bad": [], "suspect": []},
+            "fabric": {"bad": [], "suspect": []}, "isolation": None,
             "nodes": dict((n, {"status": "unknown", "reason": "no partner left to pair with"}) for n in candidates)}
         # attach the details the search does not keep
         for rnd, entries in zip(search["rounds"], log):
@@ -503,4 +503,6 @@ class NcclTestsRun(object):
                 "node_table": table, "small_sizes": small,
                 "pairwise": {"rounds": search["rounds"], "notes": search["notes"], "single_node": singles,
                              "bad": bad, "unknown": unknown, "fabric": search["fabric"],
+                             # the runs isolation took against ceil(log2(N)) (nccl_pairing.isolation_cost)
+                             "isolation": search.get("isolation"),
                              "pairing": self.p.get("pairing") or "topology"}}

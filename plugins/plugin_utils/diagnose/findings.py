@@ -19,6 +19,7 @@ import shlex
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.diagnose import place_blame
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import faulty_host
 
 # bounds on a finding's text: its subject and cause often quote node output, which a job or a broken node
@@ -159,8 +160,10 @@ def failed_hosts(items):
     return sorted(set(f["host"] for f in items if f["severity"] == "fail" and f["host"] is not None))
 
 
-def summary(items, hosts):
-    """Counts for AWX and the report header: hosts checked, failed and clean, and the verdict."""
+def summary(items, hosts, places=None, share=None):
+    """Counts for AWX and the report header: hosts checked, failed and clean, the verdict and, where failing
+    nodes cluster in one sub-block or block, that place (place_blame; places: {host: place}, share: the
+    share of a place's nodes that must fail, place_blame.DEFAULT_SHARE when None)."""
     failed = failed_hosts(items)
     flagged = set(f["host"] for f in items if f["host"] is not None)
     return {
@@ -172,4 +175,5 @@ def summary(items, hosts):
         # a diagnosis of no node judged nothing: never a pass
         "verdict": ("fail" if any(f["severity"] == "fail" for f in items)
                     else "pass" if hosts else "not_judged"),
+        "place_blame": place_blame.blame(failed, hosts, places, share=share),
     }

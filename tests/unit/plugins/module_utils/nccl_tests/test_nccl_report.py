@@ -22,8 +22,14 @@ def test_json_schema_and_summary():
     doc = json.loads(nccl_report.to_json(report))
     assert doc["schema"] == "gpudirect.gcp/nccl-report/v1" and doc["run_id"] == "run1"
     assert doc["verdict"] == "fail" and doc["bad_nodes"] == ["node2"]
+    # node2 failed round 1 with node3; round 2 put each next to a good node: two runs against ceil(log2(4))
+    isolation = {"nodes": 4, "rounds": 2, "runs": 4, "extra_runs": 2, "log2_bound": 2, "ratio": 1.0,
+                 "stages": {"screen": 2, "isolate": 2, "probe": 0, "boundary": 0}}
     assert doc["summary"] == {"verdict": "fail", "family": "a3-mega", "mode": "pairwise", "nodes": 4,
-                              "peak_busbw_gbps": {"all_gather": 188.37}, "bad_nodes": ["node2"]}
+                              "peak_busbw_gbps": {"all_gather": 188.37}, "bad_nodes": ["node2"],
+                              "isolation": isolation}
+    assert doc["pairwise"]["isolation"] == isolation
+    assert [e["stage"] for e in doc["pairwise"]["rounds"][1]] == ["isolate", "isolate"]
     assert doc["env"]["API_TOKEN"] == "********"
     for key in ("collectives", "node_table", "pairwise", "runs", "started", "finished", "threshold"):
         assert key in doc
@@ -203,3 +209,26 @@ def test_every_place_the_nccl_environment_is_written_is_masked_and_one_line():
     html = outputs[1]
     for forged in ("\nFAIL n1", "\nFAIL n2", "\nFAIL n3", "\nFAIL n4"):
         assert forged not in html and forged not in json.dumps(report)
+
+
+def test_what_isolation_took_is_in_every_report():
+    report = nccl_report.build_report(pairwise_result(), "run1")
+    root = ET.fromstring(nccl_report.to_junit(report))
+    pairs = [s for s in root.findall("testsuite") if s.get("name") == "nccl_tests.pairs"][0]
+    props = dict((p.get("name"), p.get("value")) for p in pairs.findall("properties/property"))
+    assert props == {"isolation.nodes": "4", "isolation.rounds": "2", "isolation.runs": "4",
+                     "isolation.extra_runs": "2", "isolation.log2_bound": "2", "isolation.ratio": "1.0"}
+    html = nccl_report.to_html(report)
+    assert ("Isolation took 2 extra run(s) beyond the first round against a log2 bound of 2 for 4 node(s) "
+            "(ratio 1.00); 4 run(s) in 2 round(s) (screen 2, isolate 2).") in html
+    assert "<h3>Round 1 (screen)</h3>" in html and "<h3>Round 2 (isolate)</h3>" in html
+
+
+def test_a_result_without_the_isolation_figure_reports_none():
+    result = pairwise_result()
+    del result["pairwise"]["isolation"]
+    report = nccl_report.build_report(result, "run1")
+    assert "isolation." not in nccl_report.to_junit(report)
+    assert "Isolation took" not in nccl_report.to_html(report)
+    result["pairwise"]["isolation"] = {"nodes": "4", "runs": None}
+    assert nccl_report.isolation_line(result["pairwise"]["isolation"]) == ""

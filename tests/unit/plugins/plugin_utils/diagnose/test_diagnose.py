@@ -359,7 +359,8 @@ def test_summary_and_order():
     items = [{"host": None, "component": "fabric", "subject": "x", "severity": "warn", "cause": "", "repair": None},
              {"host": "n1", "component": "nic", "subject": "eth1", "severity": "fail", "cause": "", "repair": None}]
     s = summary(items, ["n0", "n1"])
-    assert s == {"fail": 1, "warn": 1, "hosts": 2, "failed_hosts": ["n1"], "clean_hosts": ["n0"], "verdict": "fail"}
+    assert s == {"fail": 1, "warn": 1, "hosts": 2, "failed_hosts": ["n1"], "clean_hosts": ["n0"], "verdict": "fail",
+                 "place_blame": []}
     assert diagnose.line(items[1]) == "FAIL n1 nic eth1: "
 
 
