@@ -33,7 +33,8 @@ generateAccessToken call (POST /v1/projects/-/serviceAccounts/<sa>:generateAcces
 Cloud Storage media uploads (storage_api.py) and control endpoints: GET
 /_emulator/stats, GET /_emulator/reports and /_emulator/objects (what was sent),
 POST /_emulator/reset (zero the counters), POST /_emulator/faults (replace the
-faults with the JSON body).
+faults with the JSON body), POST /_emulator/maintenance (schedule, reschedule or
+cancel an instance's resourceStatus.upcomingMaintenance, State.set_maintenance).
 
 GETs honour the `fields` parameter (Google's partial-response syntax, see
 parse_fields); the stats count requests by kind and project, and the bytes of
@@ -493,6 +494,31 @@ class State(object):
             out["httpErrorMessage"] = error.get("http_message", "INTERNAL SERVER ERROR")
         return out
 
+    def set_maintenance(self, change):
+        """Schedule, reschedule or cancel an instance's host maintenance: {project, zone, instance,
+        upcomingMaintenance} sets resourceStatus.upcomingMaintenance as given (the API's camel-case fields:
+        type, maintenanceStatus, windowStartTime, windowEndTime, latestWindowStartTime, canReschedule); null
+        or absent removes it, as Google does once the event is cancelled or done. (code, answer)."""
+        if not isinstance(change, dict) or not change.get("instance"):
+            return 400, {"error": "expected {project, zone, instance, upcomingMaintenance}"}
+        upcoming = change.get("upcomingMaintenance")
+        if upcoming is not None and not isinstance(upcoming, dict):
+            return 400, {"error": "upcomingMaintenance must be an object or null"}
+        with self.lock:
+            found = [inst for project, proj in self.projects.items() if change.get("project") in (None, project)
+                     for zone, insts in proj["zones"].items() if change.get("zone") in (None, zone)
+                     for inst in insts if inst["name"] == change["instance"]]
+            if len(found) != 1:
+                return 404, {"error": "%d instances named %s" % (len(found), change["instance"])}
+            status = found[0].setdefault("resourceStatus", {})
+            if upcoming is None:
+                status.pop("upcomingMaintenance", None)
+            else:
+                status["upcomingMaintenance"] = copy.deepcopy(upcoming)
+            # listings are cached while the fixture stands still; this changed it
+            self.responses.clear()
+            return 200, {"ok": True, "instance": change["instance"], "upcomingMaintenance": upcoming}
+
     def set_faults(self, faults):
         with self.lock:
             self.faults = dict(faults or {})
@@ -653,6 +679,8 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/_emulator/faults":
             self.state.set_faults(json.loads(body or b"{}"))
             return self._send(200, {"ok": True, "faults": self.state.faults})
+        if path == "/_emulator/maintenance":
+            return self._send(*self.state.set_maintenance(json.loads(body or b"{}")))
         if path == "/token":
             return self._token(body)
         match = re.match(r"^/v1/projects/-/serviceAccounts/([^/:]+):generateAccessToken$", path)

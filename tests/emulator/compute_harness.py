@@ -46,6 +46,13 @@ class _Control(object):
         """The Cloud Storage objects written since the last reset (bytes base64-encoded as data)."""
         return self._call("/_emulator/objects")
 
+    def set_maintenance(self, instance, upcoming, project=None, zone=None):
+        """Schedule (or reschedule) an instance's host maintenance as the API shows it (upcoming: the camel-case
+        upcomingMaintenance object), or cancel it (upcoming None)."""
+        body = {"instance": instance, "upcomingMaintenance": upcoming}
+        body.update(dict((k, v) for k, v in (("project", project), ("zone", zone)) if v))
+        return self._call("/_emulator/maintenance", body)
+
 
 class ThreadEmulator(_Control):
     """The emulator's server in a thread of this process (fast, for unit tests)."""

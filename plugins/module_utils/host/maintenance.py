@@ -82,6 +82,13 @@ def parse_upcoming(text):
         raise MaintenanceError("upcoming-maintenance is not JSON")
     if not isinstance(doc, dict):
         raise MaintenanceError("upcoming-maintenance is not a JSON object")
+    return normalize_upcoming(doc)
+
+
+def normalize_upcoming(doc):
+    """One upcoming maintenance, as the metadata server (snake case) or the Compute API's
+    resourceStatus.upcomingMaintenance (camel case) spells it -> {status, type, window_start, window_end,
+    latest_start, can_reschedule}."""
     return {"status": (_field(doc, "maintenance_status") or "").upper() or None, "type": _field(doc, "type"),
             "window_start": _field(doc, "window_start_time"), "window_end": _field(doc, "window_end_time"),
             "latest_start": _field(doc, "latest_window_start_time"),

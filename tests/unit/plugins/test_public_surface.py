@@ -34,9 +34,9 @@ def _filters():
 
 def test_every_filter_file_is_counted():
     files = set(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "plugins", "filter", "*.py")))
-    assert files - {"__init__"} == {"diagnose", "family", "gpu", "gpu_host_report", "nccl_build", "nccl_tests_parse",
-                                    "node_check", "preflight", "remediate", "rxdm", "slurm_topology", "topology",
-                                    "zip_records"}
+    assert files - {"__init__"} == {"diagnose", "family", "gpu", "gpu_host_report", "maintenance", "nccl_build",
+                                    "nccl_tests_parse", "node_check", "preflight", "remediate", "rxdm", "slurm_topology",
+                                    "topology", "zip_records"}
 
 
 def test_public_filters_are_the_listed_ones_and_the_rest_are_internal():
@@ -74,7 +74,7 @@ def test_info_modules_set_no_facts():
 
 # the playbooks users run as gpudirect.gcp.<name>; semver-bound as the filters are
 PUBLIC_PLAYBOOKS = {"site", "configure", "fabric", "diagnose", "diagnose_job", "remediate", "validate", "node_health", "slurm_hooks",
-                    "slurm_topology", "upgrade_plugin", "teardown", "add_nodes"}
+                    "slurm_topology", "upgrade_plugin", "teardown", "add_nodes", "maintenance"}
 
 
 def test_the_public_playbooks_are_the_listed_ones_and_documented():
