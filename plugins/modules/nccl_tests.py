@@ -65,6 +65,15 @@ options:
     type: str
     choices: [topology, intra_subblock, inter_subblock, inter_block, order]
     default: topology
+  history:
+    description:
+      - Nodes of O(hosts) whose physical host has a recent history in the fleet ledger (the inventory's
+        C(gpu_host_history) group). Pairwise mode's first round tests them first, each beside the nearest node
+        without one (its own sub-block first), so that a failing pair points at the host that failed before.
+    type: list
+    elements: str
+    default: []
+    version_added: 1.1.0
   collectives:
     description: Collectives to run (C(all_gather), C(all_reduce), ...). Default from the family table.
     type: list
@@ -387,6 +396,7 @@ def run_module(executor=None, euid=None):
             hosts=dict(type="list", elements="dict", required=True),
             mode=dict(type="str", choices=["cluster", "pairwise"], default="cluster"),
             pairing=dict(type="str", choices=list(nccl_pairing.PAIRINGS), default="topology"),
+            history=dict(type="list", elements="str", default=[]),
             collectives=dict(type="list", elements="str"),
             minbytes=dict(type="str"),
             maxbytes=dict(type="str"),

@@ -70,7 +70,7 @@ def describe(part):
 
 
 class PairSearch(object):
-    def __init__(self, nodes, max_rounds=3, topology=None, pairing="topology", cross_boundary=True):
+    def __init__(self, nodes, max_rounds=3, topology=None, pairing="topology", cross_boundary=True, history=None):
         if pairing not in PAIRINGS:
             raise ValueError("pairing must be one of %s, got %r" % (", ".join(PAIRINGS), pairing))
         seen = []
@@ -89,6 +89,9 @@ class PairSearch(object):
             # nodes of one sub-block next to each other, as the topological scripts order ranks
             seen = sorted(seen, key=lambda n: topo_mod.sort_key(placement[n], ""))
         self.nodes = seen
+        # nodes whose physical host has a recent history in the fleet ledger: round 1 tests them first, each
+        # beside a node without one, so that a failing pair points at the host that failed before
+        self.history = [n for n in seen if n in set(history or ())]
         self.status = dict((n, UNKNOWN) for n in seen)
         self.reason = dict((n, "not tested") for n in seen)
         self.tested = set()
@@ -121,8 +124,28 @@ class PairSearch(object):
     def _neighbours(seq):
         return [(seq[i], seq[i + 1]) for i in range(0, len(seq) - 1, 2)]
 
+    # how close a partner is, for the history pairs: same sub-block first (no uplink on the way), then block
+    _NEAR = (topo_mod.SAME_SUBBLOCK, topo_mod.SAME_BLOCK, topo_mod.SAME_CLUSTER, topo_mod.UNKNOWN)
+
+    def _history_pairs(self):
+        """Each node with host history beside the nearest node without, in the nodes' order; a node with history
+        left over (more of them than of the others) is paired as round 1 pairs the rest."""
+        others = [m for m in self.nodes if m not in self.history]
+        pairs = []
+        for m in self.history:
+            if not others:
+                break
+            partner = min(others, key=lambda o: (self._NEAR.index(self.locality(m, o)), self.nodes.index(o)))
+            others.remove(partner)
+            pairs.append((m, partner))
+        return pairs
+
     def first_round(self):
-        n = self.nodes
+        lead = self._history_pairs()
+        paired = set(m for pair in lead for m in pair)
+        return lead + self._first_pairs([m for m in self.nodes if m not in paired])
+
+    def _first_pairs(self, n):
         if self.pairing == "order" or not any(self.sub.values()):
             return self._neighbours(n)
         pairs, left = [], []
@@ -488,10 +511,12 @@ def isolation_cost(rounds, nodes):
             "log2_bound": bound, "ratio": round(extra / float(bound), 2)}
 
 
-def find_bad_nodes(nodes, run_round, max_rounds=3, topology=None, pairing="topology", cross_boundary=True):
+def find_bad_nodes(nodes, run_round, max_rounds=3, topology=None, pairing="topology", cross_boundary=True,
+                   history=None):
     """Run the search.  run_round(pairs) -> {(a, b): passed} for a list of disjoint pairs.
 
     topology: node -> placement mapping (gce_topology); pairing: how round 1 pairs nodes (PAIRINGS);
-    cross_boundary: run the boundary stage where the rounds left a boundary uncrossed."""
+    cross_boundary: run the boundary stage where the rounds left a boundary uncrossed; history: the nodes
+    whose physical host has a recent history (the fleet ledger), paired first in round 1."""
     return PairSearch(nodes, max_rounds=max_rounds, topology=topology, pairing=pairing,
-                      cross_boundary=cross_boundary).run(run_round)
+                      cross_boundary=cross_boundary, history=history).run(run_round)

@@ -446,7 +446,8 @@ class NcclTestsRun(object):
         log = []
         search = nccl_pairing.find_bad_nodes(
             candidates, lambda pairs: self._pair_round(pairs, log), max_rounds=self.p.get("max_rounds", 3),
-            topology=self.topology, pairing=self.p.get("pairing") or "topology") if len(candidates) >= 2 else {
+            topology=self.topology, pairing=self.p.get("pairing") or "topology",
+            history=self.p.get("history")) if len(candidates) >= 2 else {
             "bad": [], "good": [], "unknown": candidates, "rounds": [], "notes": [],
             "fabric": {"bad": [], "suspect": []}, "isolation": None,
             "nodes": dict((n, {"status": "unknown", "reason": "no partner left to pair with"}) for n in candidates)}

@@ -302,3 +302,27 @@ def test_isolation_stays_within_a_few_log2_bounds(n, nbad):
         # a bad node makes two suspects (it and its round-1 partner), each run once next to a good node; the
         # node left over by an odd pairing and a suspect left to a later round add at most two
         assert figure["extra_runs"] <= 2 * nbad + 2 and figure["ratio"] <= float(2 * nbad + 2) / figure["log2_bound"]
+
+
+def test_nodes_whose_host_failed_before_go_first_each_beside_the_nearest_node_without_history():
+    topo = layout(1, 2, 4)
+    history = ["b0s1n3", "b0s0n2"]
+    runner = FabricRunner(topo, bad=["b0s1n3"])
+    res = nccl_pairing.find_bad_nodes(sorted(topo), runner, topology=topo, history=history)
+    first = runner.rounds[0]
+    # in the nodes' order, each beside a node of its own sub-block that has no history
+    assert first[:2] == [("b0s0n2", "b0s0n0"), ("b0s1n3", "b0s1n0")]
+    assert sorted(n for pair in first for n in pair) == sorted(topo)
+    assert res["bad"] == ["b0s1n3"] and res["unknown"] == []
+    # without history round 1 is what it always was
+    plain = FabricRunner(topo)
+    nccl_pairing.find_bad_nodes(sorted(topo), plain, topology=topo)
+    assert plain.rounds[0][0] == ("b0s0n0", "b0s0n1")
+
+
+def test_more_nodes_with_history_than_without_pairs_the_rest_among_themselves():
+    nodes = ["a", "b", "c", "d", "e"]
+    runner = FakeRunner([])
+    res = nccl_pairing.find_bad_nodes(nodes, runner, history=["a", "b", "c", "d", "x"])
+    assert runner.rounds[0] == [("a", "e"), ("b", "c")]
+    assert sorted(res["good"]) == ["a", "b", "c", "d", "e"]
