@@ -27,6 +27,8 @@ declare -A want=(
   [promtool]=prometheus
   [prometheus-alertmanager]=prometheus-alertmanager
   [java]=default-jre-headless
+  # the fleet page's test opens it in a real browser, headless
+  [chromium]=chromium
 )
 [ "${1:-}" = --venv ] && want=()
 for cmd in "${!want[@]}"; do

@@ -40,6 +40,7 @@ ARGUMENT_SPEC = with_gce_auth(dict(
     allow_report_host=dict(type="bool", default=False),
     allow=dict(type="dict", default={}),
     node_label=dict(type="list", elements="str", default=["instance"]),
+    repeat_after_clear=dict(type="dict", default={}),
 ))
 
 

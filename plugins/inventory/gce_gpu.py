@@ -302,6 +302,23 @@ options:
     default: false
     env:
       - name: GCP_GCE_GPU_KEEP_RAW
+  fleet_ledger:
+    description:
+      - Path of the fleet ledger on the controller (the file M(gpudirect.gcp.fleet_ledger) keeps; the playbooks'
+        C(gpudirect_fleet_ledger)). A C(gs://) ledger is not read here.
+      - A VM whose physical host (C(gce_topology.host)) has records in the last O(fleet_ledger_days) days joins the
+        group C(gpu_host_history), with the host variable C(gpu_host_history) saying why in one line - also a VM
+        made since, on a host with history. The ledger is read at every parse, never cached.
+      - A ledger that cannot be read is a warning naming it; the inventory is built without the group.
+    type: str
+    env:
+      - name: GCP_GCE_GPU_FLEET_LEDGER
+  fleet_ledger_days:
+    description: How many days back O(fleet_ledger) is read for C(gpu_host_history).
+    type: int
+    default: 30
+    env:
+      - name: GCP_GCE_GPU_FLEET_LEDGER_DAYS
 notes:
   - Every option can be set through the environment, which is how AWX passes the variables of an
     inventory source sourced from a project.
@@ -381,6 +398,7 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.display import Display
 
+from ansible_collections.gpudirect.gcp.plugins.plugin_utils.fleet import ledger, ledger_store
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_api
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.gce import gce_hosts
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import UNTRUSTED_BY_DEFAULT, make_unsafe
@@ -416,6 +434,27 @@ def _join(exprs):
 
 def _name(inst):
     return inst.get("name") if isinstance(inst, dict) and inst.get("name") else "?"
+
+
+# The group of the VMs whose physical host has recent history in the fleet ledger, and the host variable saying why
+HISTORY_GROUP = "gpu_host_history"
+
+
+def host_history(path, days, now=None):
+    """({physical host: why, in one line}, [warnings]) of the hosts with records in a local fleet ledger in the
+    last days; ({}, [one line]) where it cannot be read."""
+    if path and str(path).startswith(ledger_store.SCHEME):
+        return {}, ["gce_gpu: option fleet_ledger: %s is in Cloud Storage; the inventory reads a local ledger "
+                    "file only" % path]
+    if days is None or days < 1:
+        return {}, ["gce_gpu: option fleet_ledger_days must be 1 or more, got %s; %s not read" % (days, path)]
+    try:
+        records, skipped = ledger_store.read_records(ledger_store.parse(path)[1])
+    except (ledger_store.StoreError, ledger.LedgerError) as exc:
+        return {}, ["gce_gpu: option fleet_ledger: %s; no VM is put in %s" % (to_text(exc), HISTORY_GROUP)]
+    now = time.time() if now is None else now
+    warnings = ["gce_gpu: %s" % line for line in skipped]
+    return dict((r["host"], r["why"]) for r in ledger.recent_hosts(records, days, now)), warnings
 
 
 # The sources this process has parsed: a second parse of one is a refresh inside a running play
@@ -704,6 +743,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if opts["keep_raw"]:
             names += ("gce_raw",)
         unplaced = values = 0
+        history = {}
+        if self.get_option("fleet_ledger"):
+            history, notes = host_history(self.get_option("fleet_ledger"), self.get_option("fleet_ledger_days"))
+            for text in notes:
+                display.warning(text)
         for name, hvars in hosts:
             # Remote strings must never be templated. ansible-core >= 2.19 trusts no value an
             # inventory plugin sets, so the walk, costly on large fleets, is for older cores.
@@ -718,6 +762,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             kept = gce_hosts.slim(hvars, names, nic_keys)
             for key, value in kept.items():
                 self.inventory.set_variable(host, key, value)
+            why = history.get((hvars.get("gce_topology") or {}).get("host")) if history else None
+            if why:
+                self.inventory.add_group(HISTORY_GROUP)
+                self.inventory.add_child(HISTORY_GROUP, host)
+                self.inventory.set_variable(host, HISTORY_GROUP, make_unsafe(why))
             address = gce_hosts.ansible_host(opts["ansible_host_source"], hvars)
             if address:
                 self.inventory.set_variable(host, "ansible_host", make_unsafe(address))

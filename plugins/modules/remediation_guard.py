@@ -188,6 +188,13 @@ options:
     type: list
     elements: str
     default: [instance]
+  repeat_after_clear:
+    description:
+      - The nodes whose physical host failed again after a remediation cleared it at some rung, whichever VM was on
+        it then - C({node - {rung, why}}), the C(candidate_nodes) of M(gpudirect.gcp.fleet_ledger). Such a node
+        starts one rung above that rung (when that is above where it would start), and the decision says why.
+    type: dict
+    default: {}
 extends_documentation_fragment:
   - gpudirect.gcp.attributes
   - gpudirect.gcp.gce_auth

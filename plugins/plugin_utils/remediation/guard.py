@@ -295,6 +295,13 @@ class Guard(object):
                 start = rungs[higher]
                 why = "escalated: %s failed again within %d s of a remediation that ended at %s" % (
                     node, self.settings["escalate_window_s"], last.get("last_rung") or last.get("rung"))
+        # the fleet ledger: the node's physical host failed again after a rung cleared it, under whichever VM
+        repeat = (self.settings.get("repeat_after_clear") or {}).get(node)
+        higher = ladder.above(repeat.get("rung")) if isinstance(repeat, dict) else None
+        if higher and rungs.index(higher) > rungs.index(start):
+            start = higher
+            said = repeat.get("why") or "its physical host failed again after that rung cleared it"
+            why = "escalated one rung above %s: %s" % (repeat["rung"], safe_text.one_line(said, 500))
         # every rung is gated the same way, by its setting in the ladder's table: held where none from the start
         # up is allowed (the plan on the node would climb nothing)
         allow = allow_of(self.settings)
@@ -371,6 +378,10 @@ def settings_of(args):
         if int(out[name]) < 0:
             raise GuardError("%s must be 0 or more, not %s" % (name, out[name]))
     out["max_share"] = float(out["max_share"])
+    repeat = out.get("repeat_after_clear") or {}
+    if not isinstance(repeat, dict) or any(not isinstance(v, dict) for v in repeat.values()):
+        raise GuardError("repeat_after_clear must map a node to {rung, why} (the fleet ledger's candidate_nodes), "
+                         "not %s" % _shown(repeat))
     return out
 
 

@@ -12,6 +12,9 @@ Two kinds, one contract (settle: read the state, decide, log the decisions, then
     (ifGenerationMatch); when another job wrote it first (HTTP 412) the decisions are decided again on
     what it wrote, so two jobs never both take the last slot of a cap.
 
+The machinery is shared with the fleet ledger (plugin_utils/fleet/ledger_store.py): StateFile (what the messages
+call the file is its what) and CloudObjects, one JSON object read with its generation and written over it.
+
 In both the audit is written before the state: a decision that cannot be logged changes nothing. In the
 bucket, a batch whose state write lost the race is followed by an audit object saying so (decision
 "retried", naming the batch): its lines were logged, never kept. Every line of a cloud batch carries its
@@ -46,8 +49,13 @@ CAS_TRIES = 8
 CAS_BACKOFF = 0.05
 
 
-class GuardError(Exception):
-    """A setting, a state file or a state object the guard cannot use; the message names it."""
+class StoreError(Exception):
+    """A setting, a file or an object of durable books (the guard's, the fleet ledger's) that cannot be used;
+    the message names it."""
+
+
+# the guard's name for it
+GuardError = StoreError
 
 
 def _check_directory(what, path, directory):
@@ -134,11 +142,13 @@ class StateFile(object):
     at once see each other. With create false (check mode) a missing file reads as no runs and nothing
     is made. Opened only through open_own: no link, no file or directory others may write."""
 
-    def __init__(self, path, create=True, check=None):
+    def __init__(self, path, create=True, check=None, what="state file", fix="to let remediation go on"):
         self.path, self.handle, self.create, self.check = path, None, create, check
+        # what the messages call the file, and what repairing it lets go on
+        self.what, self.fix = what, fix
 
     def __enter__(self):
-        descriptor = open_own("state file", self.path, os.O_RDWR, self.create)
+        descriptor = open_own(self.what, self.path, os.O_RDWR, self.create)
         if descriptor is None:
             return self
         self.handle = os.fdopen(descriptor, "r+")
@@ -153,16 +163,15 @@ class StateFile(object):
         try:
             text = self.handle.read()
         except (OSError, UnicodeError) as exc:
-            raise GuardError("state file %s: cannot read it: %s" % (self.path, getattr(exc, "strerror", None) or exc))
+            raise GuardError("%s %s: cannot read it: %s" % (self.what, self.path, getattr(exc, "strerror", None) or exc))
         if not text.strip():
             return {}
         try:
             state = json.loads(text)
         except ValueError:
-            raise GuardError("state file %s is not JSON: remove it, or repair it, to let remediation go on"
-                             % self.path)
+            raise GuardError("%s %s is not JSON: remove it, or repair it, %s" % (self.what, self.path, self.fix))
         if self.check is not None:
-            self.check(state, "state file %s" % self.path)
+            self.check(state, "%s %s" % (self.what, self.path))
         return state
 
     def write(self, state):
@@ -173,7 +182,7 @@ class StateFile(object):
             self.handle.flush()
             os.fsync(self.handle.fileno())
         except OSError as exc:
-            raise GuardError("state file %s: cannot write it: %s" % (self.path, exc.strerror or exc))
+            raise GuardError("%s %s: cannot write it: %s" % (self.what, self.path, exc.strerror or exc))
 
     def __exit__(self, *exc):
         if self.handle is not None:
@@ -240,16 +249,12 @@ def storage_client(args, endpoint):
     return StorageClient(creds, endpoint=endpoint, timeout=args.get("timeout") or 30, retries=3)
 
 
-class CloudBooks(object):
-    """The books as objects in a Cloud Storage bucket: <prefix>/state.json, written only over the generation
-    it was read at, and <prefix>/audit/<UTC time>-<batch>.jsonl, one object per decision batch."""
+class CloudObjects(object):
+    """JSON objects in one Cloud Storage bucket, each read with its generation and written only over the generation
+    it was read at (ifGenerationMatch): what the guard's books and the fleet ledger share."""
 
-    def __init__(self, client, endpoint, bucket, prefix, check=None, sleep=time.sleep, tries=CAS_TRIES):
-        self.client, self.endpoint, self.bucket = client, endpoint.rstrip("/"), bucket
-        self.prefix, self.check, self.sleep, self.tries = prefix, check, sleep, tries
-        self.state_name = "/".join(p for p in (prefix, "state.json") if p)
-        self.location = self.uri(self.state_name)
-        self.warnings = []
+    def __init__(self, client, endpoint, bucket, tries=CAS_TRIES):
+        self.client, self.endpoint, self.bucket, self.tries = client, endpoint.rstrip("/"), bucket, tries
 
     def uri(self, name):
         return "gs://%s/%s" % (self.bucket, name)
@@ -257,14 +262,16 @@ class CloudBooks(object):
     def _object_path(self, name):
         return "storage/v1/b/%s/o/%s" % (quote(self.bucket, safe=""), quote(name, safe=""))
 
-    def _read(self):
-        """(the state, its generation): ({}, 0) where there is no state object yet. Metadata first, then the
-        bytes of that generation; an object replaced between the two is read again."""
-        path = self._object_path(self.state_name)
+    def read_object(self, name, what, check=None):
+        """(the object's JSON, its generation): ({}, 0) where there is no such object yet. Metadata first, then
+        the bytes of that generation; an object replaced between the two is read again. check(value, where)
+        judges what was read."""
+        path = self._object_path(name)
+        location = self.uri(name)
         permission = "storage.objects.get on bucket %s" % self.bucket
         for _attempt in range(self.tries):
             try:
-                meta = self.client.get(path, what="state object %s" % self.location, permission=permission)
+                meta = self.client.get(path, what="%s %s" % (what, location), permission=permission)
             except gce_api.GceApiError as exc:
                 # Cloud Storage says a missing bucket in these words, and a missing object otherwise
                 if exc.status == 404 and "bucket does not exist" not in str(exc):
@@ -272,18 +279,18 @@ class CloudBooks(object):
                 raise GuardError(str(exc))
             generation = str((meta or {}).get("generation") or "")
             if not generation.isdigit():
-                raise GuardError("state object %s: its metadata has no generation" % self.location)
+                raise GuardError("%s %s: its metadata has no generation" % (what, location))
             try:
-                state = self.client.get(path, params={"alt": "media", "generation": generation},
-                                        what="state object %s" % self.location, permission=permission)
+                value = self.client.get(path, params={"alt": "media", "generation": generation},
+                                        what="%s %s" % (what, location), permission=permission)
             except gce_api.GceApiError as exc:
                 if exc.status == 404:
                     continue  # replaced since its metadata was read
                 raise GuardError(str(exc))
-            if self.check is not None:
-                self.check(state, "state object %s" % self.location)
-            return state, int(generation)
-        raise GuardError("state object %s changed under every one of %d reads" % (self.location, self.tries))
+            if check is not None:
+                check(value, "%s %s" % (what, location))
+            return value, int(generation)
+        raise GuardError("%s %s changed under every one of %d reads" % (what, location, self.tries))
 
     def _put(self, name, lines_or_state, generation, what):
         """Write one object only where its generation is still generation (0: it must not exist). False when
@@ -304,6 +311,25 @@ class CloudBooks(object):
                 return False
             raise GuardError(str(exc))
         return True
+
+    def close(self):
+        self.client.close()
+
+
+class CloudBooks(CloudObjects):
+    """The books as objects in a Cloud Storage bucket: <prefix>/state.json, written only over the generation
+    it was read at, and <prefix>/audit/<UTC time>-<batch>.jsonl, one object per decision batch."""
+
+    def __init__(self, client, endpoint, bucket, prefix, check=None, sleep=time.sleep, tries=CAS_TRIES):
+        super(CloudBooks, self).__init__(client, endpoint, bucket, tries)
+        self.prefix, self.check, self.sleep = prefix, check, sleep
+        self.state_name = "/".join(p for p in (prefix, "state.json") if p)
+        self.location = self.uri(self.state_name)
+        self.warnings = []
+
+    def _read(self):
+        """(the state, its generation): ({}, 0) where there is no state object yet."""
+        return self.read_object(self.state_name, "state object", self.check)
 
     def _audit_name(self, now, batch, tail=""):
         # to the microsecond: a listing of the audit is in the order it was written, but for jobs at once
@@ -351,9 +377,6 @@ class CloudBooks(object):
             self.sleep(random.uniform(0.5, 1.0) * CAS_BACKOFF * (2 ** min(attempt, 5)))
         raise GuardError("state object %s: another remediation wrote it first on each of %d tries; nothing was "
                          "started, and every try is in the audit" % (self.location, self.tries))
-
-    def close(self):
-        self.client.close()
 
 
 def books_for(args, environ, check=None):

@@ -127,6 +127,14 @@ def order():
     return tuple(row["rung"] for row in table())
 
 
+def above(rung):
+    """The rung one above rung, in the ladder's order: where a repair that cleared a fault once did not hold (the
+    fleet ledger's repeat after a clear), the next remediation starts here. None above the top rung, or for a
+    name the ladder does not hold."""
+    names = order()
+    return names[names.index(rung) + 1] if rung in names[:-1] else None
+
+
 def allow_settings():
     """The settings that allow a rung, in the rungs' order."""
     return [row["allow"] for row in table() if row["allow"] is not None]

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 import yaml
@@ -120,3 +121,31 @@ def test_an_awx_job_with_books_that_die_with_it_is_refused_in_one_line(tmp_path)
     # a volume every job mounts is the operator's to declare
     proc, lines = play(tmp_path, [alert("a3m-1")], "-e", "awx_job_id=43", "-e", "remediate_state_dir_persistent=true")
     assert proc.returncode == 0 and lines[0]["decision"] == "dry_run", proc.stdout[-3000:]
+
+
+def test_with_a_fleet_ledger_decisions_and_outcomes_are_kept_by_physical_host_and_a_repeat_starts_higher(tmp_path):
+    ledger_path = tmp_path / "fleet" / "ledger.json"
+    now = int(time.time())
+    # h-a3m-0 failed again after a GPU reset cleared it, under a VM since deleted
+    ledger_path.parent.mkdir(mode=0o700)
+    ledger_path.write_text(json.dumps({"version": 1, "records": [
+        {"kind": "outcome", "host": "h-a3m-0", "node": "vm-gone", "time": now - 7200, "outcome": "cleared",
+         "rung": "reset_gpu"},
+        {"kind": "finding", "host": "h-a3m-0", "node": "vm-gone", "time": now - 3600, "component": "gpu",
+         "subject": "GPU 1", "cause": "Xid 79"}]}))
+    ledger_path.chmod(0o600)
+    proc, lines = play(tmp_path, [alert("a3m-0")], "-e", "remediate_dry_run=false",
+                       "-e", "gpudirect_fleet_ledger=%s" % ledger_path)
+    assert proc.returncode == 2, proc.stdout[-3000:]
+    assert (lines[0]["decision"], lines[0]["rung"]) == ("act", "reboot")
+    assert "escalated one rung above reset_gpu: physical host h-a3m-0 failed again" in lines[0]["reason"]
+    kept = json.loads(ledger_path.read_text())["records"]
+    assert [(r["kind"], r.get("decision") or r.get("outcome"), r.get("node")) for r in kept[2:]] == [
+        ("remediation", "act", "a3m-0"), ("outcome", "failed", "a3m-0")]
+    assert all(r["host"] == "h-a3m-0" and r["source"] == "remediate" for r in kept[2:])
+
+
+def test_without_a_fleet_ledger_one_line_says_nothing_is_recorded(tmp_path):
+    proc, _lines = play(tmp_path, [alert("a3m-1")])
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "fleet ledger: gpudirect_fleet_ledger is not set; nothing of remediate is recorded" in proc.stdout

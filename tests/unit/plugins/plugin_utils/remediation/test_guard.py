@@ -323,3 +323,25 @@ def test_a_node_waiting_for_its_job_stays_held_until_a_person_releases_it_with_a
     # no rung ran in that run: the next one starts at its alert's rung
     assert g.decide(alert("a3m-1", rung="reset_gpu"), HOSTS)["rung"] == "reset_gpu"
     assert g.release("a3m-2")[0]["released_reason"] == "released by a person"
+
+
+# --- the fleet ledger: a physical host that failed again after a rung cleared it
+
+def test_a_node_whose_host_failed_again_after_a_clear_starts_one_rung_above_what_cleared_it():
+    repeat = {"a3m-4": {"rung": "reset_gpu", "why": "physical host h-1 failed again after a remediation cleared it"}}
+    decision = judge(repeat_after_clear=repeat).decide(alert("a3m-4"), HOSTS)
+    assert (decision["decision"], decision["rung"]) == ("act", "reboot")
+    assert decision["reason"].endswith("(escalated one rung above reset_gpu: physical host h-1 failed again after a "
+                                       "remediation cleared it)")
+    # another node, or an alert already asking for a higher rung, is not moved
+    assert judge(repeat_after_clear=repeat).decide(alert("a3m-5"), HOSTS)["rung"] == "rerun"
+    decision = judge(repeat_after_clear=repeat, allow_report_host=True).decide(alert("a3m-4", rung="report_host"), HOSTS)
+    assert decision["rung"] == "report_host" and "escalated" not in decision["reason"]
+    # cleared at the top rung: nothing above it, the alert's rung stands
+    top = {"a3m-4": {"rung": "report_host", "why": "again"}}
+    assert judge(repeat_after_clear=top).decide(alert("a3m-4"), HOSTS)["rung"] == "rerun"
+
+
+def test_a_repeat_after_clear_of_another_shape_is_refused_in_one_line():
+    with pytest.raises(guard.GuardError, match=r"^repeat_after_clear must map a node to \{rung, why\}"):
+        guard.settings_of(dict(SETTINGS, repeat_after_clear={"a3m-4": "reset_gpu"}))

@@ -126,3 +126,9 @@ def test_every_finding_kind_reaches_the_planner_with_a_rung_or_a_hand_over(item)
     # maintenance and Google-only faults never reach a reboot
     if kind["kind"] in ("maintenance", "google_only"):
         assert "reboot" not in rungs(out)
+
+
+def test_the_rung_above_follows_the_ladders_order_and_the_top_has_none():
+    names = ladder.order()
+    assert [ladder.above(rung) for rung in names] == list(names[1:]) + [None]
+    assert ladder.above(None) is None and ladder.above("nope") is None
