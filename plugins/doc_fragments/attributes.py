@@ -34,3 +34,18 @@ attributes:
   idempotent:
     support: full
 """
+
+    # For action plugins that only read, on the controller (the Compute API).
+    READ_ONLY_ACTION = r"""
+options: {}
+attributes:
+  check_mode:
+    support: full
+    description: Reads only; check mode runs it unchanged.
+  diff_mode:
+    support: none
+    description: Nothing changes.
+  action:
+    support: full
+    description: Runs on the controller as an action plugin.
+"""

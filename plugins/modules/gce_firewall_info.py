@@ -42,18 +42,9 @@ options:
     elements: str
 extends_documentation_fragment:
   - gpudirect.gcp.gce_auth
+  - gpudirect.gcp.attributes.READ_ONLY_ACTION
 notes:
   - The credentials need C(compute.firewalls.list) (in C(roles/compute.viewer)).
-attributes:
-  check_mode:
-    support: full
-    description: Reads only; check mode runs it unchanged.
-  diff_mode:
-    support: none
-    description: Nothing changes.
-  action:
-    support: full
-    description: Runs on the controller as an action plugin.
 """
 
 EXAMPLES = r"""

@@ -29,18 +29,9 @@ options:
     required: true
 extends_documentation_fragment:
   - gpudirect.gcp.gce_auth
+  - gpudirect.gcp.attributes.READ_ONLY_ACTION
 notes:
   - The credentials need C(compute.instances.get) (in C(roles/compute.viewer)).
-attributes:
-  check_mode:
-    support: full
-    description: Reads only; check mode runs it unchanged.
-  diff_mode:
-    support: none
-    description: Nothing changes.
-  action:
-    support: full
-    description: Runs on the controller as an action plugin.
 seealso:
   - module: gpudirect.gcp.gce_maintenance_info
   - name: Monitor and plan for a host maintenance event
