@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, gpudirect.gcp contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """sinfo and scontrol for the maintenance playbook's test: one JSON file is the cluster.
@@ -18,12 +17,13 @@ import sys
 
 def main(argv):
     path = os.environ["GPUDIRECT_SLURM_STATE"]
-    name = os.path.basename(argv[0])
+    # the command it stands in for, as the test's wrapper names it: slurm_standin.py sinfo|scontrol ARGS...
+    name = argv[1]
     with open(path + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         with open(path) as fh:
             state = json.load(fh)
-        args = argv[1:]
+        args = argv[2:]
         if name == "sinfo":
             node = state["nodes"].get(args[args.index("-n") + 1])
             if node:

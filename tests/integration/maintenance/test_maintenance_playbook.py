@@ -51,7 +51,10 @@ class Cluster(object):
         bin_dir = tmp_path / "bin"
         bin_dir.mkdir()
         for name in ("sinfo", "scontrol"):
-            os.symlink(STANDIN, str(bin_dir / name))
+            # a shell wrapper: the stand-in itself is no executable with a shebang of its own
+            wrapper = bin_dir / name
+            wrapper.write_text('#!/bin/sh\nexec "%s" "%s" %s "$@"\n' % (sys.executable, STANDIN, name))
+            wrapper.chmod(0o755)
         self.state = tmp_path / "slurm.json"
         self.state.write_text(json.dumps({"nodes": dict((n, {"state": "idle", "user": "", "reason": ""})
                                                         for n in NODES), "reservations": []}))
