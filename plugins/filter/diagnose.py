@@ -199,13 +199,16 @@ def diagnose_summary(items, hosts, places=None, place_blame_share=None):
     return make_unsafe(out)
 
 
-def diagnose_job_summary(results, hosts, names=None, standins=False):
+def diagnose_job_summary(results, hosts, names=None, standins=False, places=None):
+    places = _places(places, "_diagnose_job_summary")
     if not isinstance(results, dict):
         raise AnsibleFilterError("_diagnose_job_summary: expects {host: nccl_job_evidence result}, got %s"
                                  % type(results).__name__)
     if names is not None and not isinstance(names, dict):
         raise AnsibleFilterError("_diagnose_job_summary: names must be a mapping of address to node, got %r" % (names,))
     summary = job_summary.summarize(results, _hosts(hosts, "_diagnose_job_summary"), names)
+    # a node's findings say where it sits, as the node checks' do; the job's own (host None) sit nowhere
+    summary["findings"] = diagnose.placed(summary["findings"], places)
     summary["standins"] = bool(standins)
     return make_unsafe(summary)
 

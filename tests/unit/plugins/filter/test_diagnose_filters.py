@@ -40,3 +40,16 @@ def test_the_job_summary_filters_turn_a_wrong_shaped_node_result_into_one_line_n
     assert "\n# forged" not in page and "| n2 | 0 | x\\\\n\\# forged heading | yes | - |" in page
     with pytest.raises(AnsibleFilterError, match="^_diagnose_job_summary: expects"):
         DIAGNOSE["_diagnose_job_summary"]([results], ["n0"])
+
+
+def test_a_job_summarys_node_findings_say_where_the_node_sits_and_the_jobs_own_nowhere():
+    ok = {"job": "7", "archive": "/var/tmp/a.tar.gz", "ranks": [{"rank": 0, "frame": "f"}], "parts": {},
+          "ras": {"state": "ok", "odd_ranks": []}}
+    places = {"n1": {"block": "b1", "subblock": "s2", "host": "h-7"}}
+    summary = DIAGNOSE["_diagnose_job_summary"]({"n0": ok, "n1": ["not", "a", "mapping"]}, ["n0", "n1"],
+                                                places=places)
+    about_n1 = [f for f in summary["findings"] if f.get("host") == "n1"]
+    assert about_n1 and all(f["place"] == places["n1"] for f in about_n1)
+    assert all("place" not in f for f in summary["findings"] if f.get("host") != "n1")
+    with pytest.raises(AnsibleFilterError, match="^_diagnose_job_summary: places: n1: unknown place part"):
+        DIAGNOSE["_diagnose_job_summary"]({"n0": ok}, ["n0"], places={"n1": {"rack": "r9"}})
