@@ -51,7 +51,7 @@ options:
     ini:
       - section: gpudirect
         key: template_cache
-    version_added: 1.1.0
+    version_added: 1.2.0
 """
 
 

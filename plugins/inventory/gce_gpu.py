@@ -311,11 +311,13 @@ options:
         made since, on a host with history. The ledger is read at every parse, never cached.
       - A ledger that cannot be read is a warning naming it; the inventory is built without the group.
     type: str
+    version_added: 1.2.0
     env:
       - name: GCP_GCE_GPU_FLEET_LEDGER
   fleet_ledger_days:
     description: How many days back O(fleet_ledger) is read for C(gpu_host_history).
     type: int
+    version_added: 1.2.0
     default: 30
     env:
       - name: GCP_GCE_GPU_FLEET_LEDGER_DAYS

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: fleet_ledger
 short_description: Keep and read the ledger of the physical hosts under the GPU VMs
-version_added: 1.1.0
+version_added: 1.2.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:
@@ -82,7 +82,6 @@ options:
         escaped. It is written whole (a temporary file renamed over it) and only when it differs; its directory must
         exist.
     type: str
-    version_added: 1.1.0
   places:
     description:
       - Where each VM sits, C({VM - place}), a place as a finding holds it (C(cluster), C(block), C(subblock),
@@ -191,7 +190,6 @@ page:
   description: The fleet page's path, where O(page) was given.
   returned: when O(page) is given
   type: str
-  version_added: 1.1.0
 location:
   description: Where the ledger is (the file, or the object's C(gs://) URI).
   returned: success

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: gce_instance_maintenance_info
 short_description: Read each GPU VM's upcoming host maintenance from the Compute API
-version_added: 1.1.0
+version_added: 1.2.0
 author:
   - gpudirect.gcp contributors (@gpudirect)
 description:

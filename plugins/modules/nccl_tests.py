@@ -73,7 +73,7 @@ options:
     type: list
     elements: str
     default: []
-    version_added: 1.1.0
+    version_added: 1.2.0
   collectives:
     description: Collectives to run (C(all_gather), C(all_reduce), ...). Default from the family table.
     type: list

@@ -124,6 +124,7 @@ options:
         physical host under the VM; the remediate role gives each node's from the inventory's C(gce_topology). An
         audit line about a node given here has its C(place), each part one line of at most 128 characters.
     type: dict
+    version_added: 1.2.0
     default: {}
   state_file:
     description: Where the runs are kept between decisions, without O(state_bucket). Required then.
@@ -181,6 +182,7 @@ options:
         rung is held, naming the settings. A setting not given allows, except C(remediate_allow_report_host),
         which O(allow_report_host) gives then. A name no rung has fails.
     type: dict
+    version_added: 1.2.0
     default: {}
   node_label:
     description:
@@ -194,6 +196,7 @@ options:
         it then - C({node - {rung, why}}), the C(candidate_nodes) of M(gpudirect.gcp.fleet_ledger). Such a node
         starts one rung above that rung (when that is above where it would start), and the decision says why.
     type: dict
+    version_added: 1.2.0
     default: {}
 extends_documentation_fragment:
   - gpudirect.gcp.attributes
