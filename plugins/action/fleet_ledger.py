@@ -11,7 +11,7 @@ __metaclass__ = type
 import os
 import time
 
-from ansible_collections.gpudirect.gcp.plugins.module_utils.common import safe_text
+from ansible_collections.gpudirect.gcp.plugins.module_utils.common import files, safe_text
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.action_base import ActionError, GpuAction, \
     with_gce_auth
@@ -105,33 +105,21 @@ def query(records, args, places, now):
 
 
 def draw(path, records, now, location, check_mode):
-    """Write the fleet page of the records at path (a file on the controller), whole or not at all: a temporary
-    file beside it renamed over it, so a reader never sees half a page and a link at path is replaced, never
-    followed. (changed, the page's path)."""
+    """Write the fleet page of the records at path (a file on the controller), whole or not at all
+    (files.write_atomic), so a reader never sees half a page and a link at path is replaced, never followed.
+    (changed, the page's path)."""
     path = os.path.abspath(os.path.expanduser(path))
     directory = os.path.dirname(path)
     if not os.path.isdir(directory):
         raise ActionError("page %s: its directory %s does not exist" % (path, directory))
     text = fleet_page.render(records, now, source="the fleet ledger %s" % location)
-    try:
-        with open(path) as fh:
-            before = fh.read()
-    except (OSError, UnicodeDecodeError):
-        before = None
+    before = files.read_own(path)
     if before == text or check_mode:
         return before != text, path
-    temporary = "%s.%d.tmp" % (path, os.getpid())
     try:
-        with open(temporary, "w") as fh:
-            fh.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except OSError as exc:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise ActionError("page %s: %s" % (path, exc.strerror or exc))
+        files.write_atomic(path, text, 0o644)
+    except (IOError, OSError) as exc:
+        raise ActionError("page %s: %s" % (path, getattr(exc, "strerror", None) or exc))
     return True, path
 
 
