@@ -2,8 +2,8 @@
 
 Ansible runs every module from a zip file (AnsiballZ) in a fresh temporary
 directory, and Python compiles what it imports from a zip anew each time: on the
-sandbox, where every node shares the test machine's CPUs, that compiling is most of
-what a task costs a node.  This hook keeps each compiled module under
+sandbox, where every node shares the test machine's CPUs, that compiling is about
+40 % of what a task costs a node.  This hook keeps each compiled module under
 /var/tmp/gpudirect-sandbox-pycache/UID, keyed by a hash of the Python version, the
 file's place in its zip and its source, so a changed file is compiled again.  What
 runs is what Python would compile; only the time differs.  Tracebacks name the zip
@@ -13,6 +13,7 @@ this user's own) leaves Python's own compiling in place.
 
 import marshal
 import os
+import stat
 import sys
 
 # the environment variable moves it for the hook's own tests
@@ -33,7 +34,7 @@ def _cache_dir():
     except FileExistsError:
         pass
     st = os.lstat(path)
-    if (st.st_mode & 0o170000) != 0o040000 or st.st_uid != os.getuid() or st.st_mode & 0o077:
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
         return None
     return path
 
@@ -49,17 +50,21 @@ def _install():
     compile_source = getattr(zipimport, "_compile_source", None)
     if not callable(compile_source):
         return
-    try:
-        cache = _cache_dir()
-    except OSError:
-        return
-    if cache is None:
-        return
     tag = sys.implementation.cache_tag or "python"
+    # the directory is looked at on the first import from a zip, not at every Python start
+    found = []
 
     def cached_compile(pathname, source):
         import hashlib  # pylint: disable=import-outside-toplevel  # only where a zip is imported from
 
+        if not found:
+            try:
+                found.append(_cache_dir())
+            except OSError:
+                found.append(None)
+        cache = found[0]
+        if cache is None:
+            return compile_source(pathname, source)
         # the part after the zip's own (random, temporary) path names the file in the zip
         cut = pathname.find(_MARKER)
         inner = pathname[cut + len(_MARKER):] if cut >= 0 else pathname
