@@ -42,6 +42,8 @@ CORE_PLUGINS = (
     ("action", "validate_argument_spec"),
 )
 _FROZEN = {"done": False}
+# marks a loader's get_with_context as this module's memo (forget_jinja_builtin_lookups finds it)
+_MEMO_MARK = "_gpudirect_builtin_misses"
 
 
 def import_collection_plugins(packages=COLLECTION_PACKAGES):
@@ -92,6 +94,57 @@ def load_jinja_plugins(loaders):
         except Exception:  # pylint: disable=broad-except
             counts[kind] = 0
     return counts
+
+
+def remember_jinja_builtin_lookups(loaders):
+    """Make each Jinja loader ({"filter": (loader, builtin names), ...}) look a Jinja builtin's name
+    up once a process, here before the fork; return how many names each now answers from memory.
+
+    ansible-core asks its plugin loader first for every filter or test a template names, and
+    only when the loader finds none takes Jinja's own (`default`, `map`, `length`, `defined`...).
+    Each environment remembers the answer, but every worker templates with environments of its
+    own, and the loader does not remember that it found nothing: it walks every builtin filter
+    file again, about 1 ms a name in each worker. A name the loader did not find here is not
+    found in the worker either (both look in ansible.builtin and the same plugin paths), so
+    only such misses are remembered; a name the loader finds, or that fails, is asked each time."""
+    counts = {}
+    for kind, (loader, names) in loaders.items():
+        original = getattr(loader, "get_with_context", None)
+        if original is None or hasattr(original, _MEMO_MARK):
+            counts[kind] = len(getattr(original, _MEMO_MARK, ()))
+            continue
+        counts[kind] = len(_memo_misses(loader, original, frozenset(names)))
+    return counts
+
+
+def _memo_misses(loader, original, builtin_names):
+    misses = {}
+
+    def get_with_context(name, *args, **kwargs):
+        if not args and not kwargs and name in misses:
+            return misses[name]
+        found = original(name, *args, **kwargs)
+        if not args and not kwargs and name in builtin_names and getattr(found, "object", True) is None:
+            misses[name] = found
+        return found
+
+    setattr(get_with_context, _MEMO_MARK, misses)
+    get_with_context.__wrapped__ = original
+    loader.get_with_context = get_with_context
+    for name in sorted(builtin_names):
+        try:
+            loader.get(name)
+        except Exception:  # pylint: disable=broad-except
+            continue  # asked again in the worker, which reports it as it always did
+    return misses
+
+
+def forget_jinja_builtin_lookups(loader):
+    """Give loader back its own lookup; True when it had the memo."""
+    if hasattr(vars(loader).get("get_with_context"), _MEMO_MARK):
+        del loader.get_with_context
+        return True
+    return False
 
 
 def freeze_heap():

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import types
 
+import pytest
+
 from ansible_collections.gpudirect.gcp.plugins.callback import preload as callback
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import jinja_cache, preload
 
@@ -91,13 +93,16 @@ def test_the_callback_preloads_once_and_freezes_once_after_the_first_plays_templ
     calls = []
     monkeypatch.setattr(preload, "import_collection_plugins", lambda: calls.append("import") or ([], ["x: broken"]))
     monkeypatch.setattr(preload, "load_core_plugins", lambda loaders: calls.append(sorted(loaders)) or [])
+    monkeypatch.setattr(preload, "load_jinja_plugins", lambda loaders: calls.append("jinja " + " ".join(sorted(loaders))))
+    monkeypatch.setattr(preload, "remember_jinja_builtin_lookups",
+                        lambda loaders: calls.append(sorted((kind, "default" in names) for kind, (_l, names) in loaders.items())))
     monkeypatch.setitem(preload._FROZEN, "done", False)
     monkeypatch.setattr(preload.gc, "collect", lambda: calls.append("collect"))
     monkeypatch.setattr(preload.gc, "freeze", lambda: calls.append("freeze"))
     # a core inside the cache's window, whichever runs the test
     monkeypatch.setattr(callback, "CORE_VERSION", "2.17.0")
     monkeypatch.setattr(callback, "AnsibleEnvironment", type("StandIn", (object,), {}))
-    monkeypatch.setattr(callback, "Templar", lambda loader: "templar")
+    monkeypatch.setattr(callback, "Templar", lambda loader: types.SimpleNamespace(environment="environment"))
     monkeypatch.setattr(jinja_cache, "install", lambda cls: calls.append("install " + cls.__name__) or True)
     plugin = callback.CallbackModule()
     monkeypatch.setattr(plugin, "get_option", {"template_cache": True}.get)  # as ansible.cfg would set it
@@ -109,9 +114,10 @@ def test_the_callback_preloads_once_and_freezes_once_after_the_first_plays_templ
     plugin.v2_playbook_on_play_start("one")
     plugin.v2_playbook_on_start(None)
     plugin.v2_playbook_on_play_start("two")
-    assert calls == ["import", ["action", "become", "connection", "shell"], "install StandIn",
+    assert calls == ["import", ["action", "become", "connection", "shell"], "jinja filter test",
+                     [("filter", True), ("test", False)], "install StandIn",
                      "variables of one", "precompile", "collect", "freeze", "variables of two", "precompile"]
-    assert plugin.templar == "templar"
+    assert plugin.environment == "environment"
     assert warnings == ["gpudirect.gcp.preload: cannot import x: broken"]
 
 
@@ -153,3 +159,76 @@ def test_a_jinja_loader_that_fails_costs_only_its_own_count():
             return iter([1, 2, 3])
 
     assert preload.load_jinja_plugins({"filter": _Broken(), "test": _Fine()}) == {"filter": 0, "test": 3}
+
+
+class _JinjaLoader(object):
+    """A Jinja plugin loader as ansible-core's: get() answers through get_with_context()."""
+
+    def __init__(self, found=(), failing=()):
+        self.found, self.failing, self.asked = set(found), set(failing), []
+
+    def get_with_context(self, name, *args, **kwargs):
+        self.asked.append(name)
+        if name in self.failing:
+            raise KeyError(name)
+        return types.SimpleNamespace(object=("plugin " + name) if name in self.found else None)
+
+    def get(self, name, *args, **kwargs):
+        return self.get_with_context(name, *args, **kwargs).object
+
+
+def test_a_jinja_builtin_the_loader_does_not_hold_is_looked_up_once_before_the_fork():
+    loader = _JinjaLoader(found=["bool"], failing=["broken"])
+    builtins = ["default", "map", "bool", "broken"]
+    counts = preload.remember_jinja_builtin_lookups({"filter": (loader, builtins)})
+    assert counts == {"filter": 2}  # default and map; bool is found, broken fails
+    assert sorted(loader.asked) == sorted(builtins)
+    del loader.asked[:]
+    for _worker in range(3):
+        assert loader.get("default") is None and loader.get("map") is None
+        assert loader.get("bool") == "plugin bool"
+        assert loader.get("not_a_builtin") is None
+        with pytest.raises(KeyError):
+            loader.get("broken")
+    # only what was found, failed or is no Jinja builtin is asked again
+    assert sorted(set(loader.asked)) == ["bool", "broken", "not_a_builtin"] and len(loader.asked) == 9
+    del loader.asked[:]
+    assert loader.get_with_context("map", collection_list=["x.y"]).object is None  # any argument: asked
+    assert loader.asked == ["map"]
+    assert preload.remember_jinja_builtin_lookups({"filter": (loader, builtins)}) == {"filter": 2}
+    assert loader.get_with_context.__wrapped__.__self__ is loader  # wrapped once, not twice
+    assert preload.forget_jinja_builtin_lookups(loader)
+    assert not preload.forget_jinja_builtin_lookups(loader)
+    del loader.asked[:]
+    loader.get("map")
+    assert loader.asked == ["map"]
+
+
+def test_remembered_lookups_give_ansible_core_the_same_filters_and_tests():
+    """On the running ansible-core: every Jinja builtin resolves as without the memory, and a
+    template using them renders the same."""
+    script = "\n".join([
+        "from ansible.plugins.loader import filter_loader, init_plugin_loader, test_loader",
+        "from jinja2.defaults import DEFAULT_FILTERS, DEFAULT_TESTS",
+        "from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload",
+        "init_plugin_loader()",
+        "def answers(loader, names):",
+        "    out = {}",
+        "    for name in sorted(names):",
+        "        try:",
+        "            found = loader.get(name)",
+        "        except Exception as exc:",
+        "            found = type(exc).__name__",
+        "        out[name] = getattr(found, 'ansible_name', found)",
+        "    return out",
+        "pairs = {'filter': (filter_loader, DEFAULT_FILTERS), 'test': (test_loader, DEFAULT_TESTS)}",
+        "before = {kind: answers(*pair) for kind, pair in pairs.items()}",
+        "counts = preload.remember_jinja_builtin_lookups(pairs)",
+        "after = {kind: answers(*pair) for kind, pair in pairs.items()}",
+        "print(before == after, counts['filter'] > 20, counts['test'] > 20)",
+        "print(sum(1 for kind in after for v in after[kind].values() if v is None)"
+        " == counts['filter'] + counts['test'])",
+    ])
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert out.stdout.splitlines()[-2:] == ["True True True", "True"]
