@@ -17,13 +17,17 @@ CORE218_STAMP := $(CORE218)/.installed
 # ansible-core 2.17, only for the template cache's tests (the middle core of its window)
 CORE217 := $(CURDIR)/build/venv-217
 CORE217_STAMP := $(CORE217)/.installed
+CORE219 := $(CURDIR)/build/venv-219
+CORE219_STAMP := $(CORE219)/.installed
+CORE220 := $(CURDIR)/build/venv-220
+CORE220_STAMP := $(CORE220)/.installed
 NODES ?= 2
 FAMILY ?= a3-mega
 VARIANT ?= ubuntu
 export PATH := $(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 
-.PHONY: help deps system-deps venv venv-newest venv-218 venv-217 install test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-job-watch bench-pairing bench-scaling bench-text clean
+.PHONY: help deps system-deps venv venv-newest venv-218 venv-217 venv-219 venv-220 install test lint sanity units integration molecule demo demo-down build ee bench bench-diagnose bench-node-check bench-job-watch bench-pairing bench-scaling bench-text clean
 
 help:
 	@echo "make demo       run site.yml on a local sandbox cluster (NODES=$(NODES), FAMILY=$(FAMILY), VARIANT=$(VARIANT))"
@@ -97,9 +101,24 @@ $(CORE217_STAMP): tests/requirements/core217.txt
 
 venv-217: $(CORE217_STAMP)
 
+# 2.19 and 2.20 (the template cache's other cores; newer than 2.18, so Python 3.12 or newer)
+$(CORE219_STAMP): tests/requirements/core219.txt
+	@test -x $(CORE219)/bin/python || { py=$$(scripts/newest-python.sh) && "$$py" -m venv $(CORE219); }
+	$(CORE219)/bin/python -m pip install -q -r tests/requirements/core219.txt
+	@touch $(CORE219_STAMP)
+
+venv-219: $(CORE219_STAMP)
+
+$(CORE220_STAMP): tests/requirements/core220.txt
+	@test -x $(CORE220)/bin/python || { py=$$(scripts/newest-python.sh) && "$$py" -m venv $(CORE220); }
+	$(CORE220)/bin/python -m pip install -q -r tests/requirements/core220.txt
+	@touch $(CORE220_STAMP)
+
+venv-220: $(CORE220_STAMP)
+
 deps: system-deps venv
 
-test: deps venv-newest venv-218 venv-217
+test: deps venv-newest venv-218 venv-217 venv-219 venv-220
 	@scripts/run-tests.sh
 
 lint: venv
@@ -108,7 +127,7 @@ lint: venv
 sanity: venv
 	@scripts/run-tests.sh sanity
 
-units: venv venv-newest venv-218 venv-217
+units: venv venv-newest venv-218 venv-217 venv-219 venv-220
 	@scripts/run-tests.sh units
 
 integration: deps venv-newest

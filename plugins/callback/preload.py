@@ -17,23 +17,26 @@ description:
     objects, copying their memory.
   - At the start of a playbook this callback imports the collection's filter and action plugins, and the core
     connection, become, shell and action plugins nearly every task uses, and ansible-core's Jinja tests and
-    filters, so that every worker inherits them.
+    filters, so that every worker inherits them. It also looks up, once, each of Jinja's own filters and tests
+    (C(default), C(map), C(defined)...) that ansible-core's plugin loader does not hold, and remembers that
+    it does not, where each worker would search ansible-core's filter and test files again for each.
     At the start of the first play, once that play's templates are compiled, it collects the garbage and
     freezes the objects still alive (C(gc.freeze())), once a run, which the workers then leave alone.
-  - On ansible-core 2.16 to 2.18, which compile every templated string anew in each worker, it also compiles the
+  - On ansible-core 2.16 to 2.21, which compile every templated string anew in each worker, it also compiles the
     templates a task will use before the workers fork for it (the task's arguments, conditionals and fields, its
     role's variables, and at each play's start the variables of one node of each set of groups), and each worker
-    takes the compiled code instead of compiling its own. A template that applies a filter or a test to
+    takes the compiled code instead of compiling its own. From 2.19 a conditional is compiled as a Jinja
+    expression, and the cache holds it as one. A template that applies a filter or a test to
     constants alone is left out, since Jinja runs such a filter while compiling (a C(random) filter over a
     constant would otherwise give every node the same number). It holds at most 8 MiB of template source; a
-    template beyond that compiles in its worker. Later releases template with another engine, left alone.
+    template beyond that compiles in its worker, as does one holding a backslash. Later releases are left alone.
     The O(template_cache) option switches this part off.
   - On the collection's 2-core test machine this takes about 0.5 CPU-s a node off a converged C(site.yml) run
     and about 1.5 CPU-s off a run's fixed cost by the imports, and the compiling about a fifth of the
     controller's CPU (docs/scale.md). It changes nothing in what a task does or reports.
   - It prints nothing, unless a plugin cannot be imported; the task that uses that plugin still fails on its own.
     With C(-vvv) it says how many templates it compiled, and why any it could not, or in one line why it
-    compiles none (the option is off, or ansible-core is outside 2.16 to 2.18).
+    compiles none (the option is off, or ansible-core is outside 2.16 to 2.21).
 author:
   - gpudirect.gcp contributors (@gpudirect)
 requirements:
@@ -42,7 +45,7 @@ requirements:
 options:
   template_cache:
     description:
-      - Compile templates before the workers fork, on ansible-core 2.16 to 2.18. Switched off, each worker
+      - Compile templates before the workers fork, on ansible-core 2.16 to 2.21. Switched off, each worker
         compiles its own, as without this callback; the plugins are still loaded and the garbage frozen.
     type: bool
     default: true
@@ -56,6 +59,7 @@ options:
 
 
 from ansible import release
+from jinja2.defaults import DEFAULT_FILTERS, DEFAULT_TESTS
 from ansible.plugins.callback import CallbackBase
 from ansible.plugins.loader import (
     action_loader, become_loader, connection_loader, filter_loader, shell_loader, test_loader)
@@ -63,8 +67,11 @@ from ansible.plugins.loader import (
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import jinja_cache, preload
 
 try:
-    # ansible-core 2.16 to 2.18; from 2.19 templating is another engine, left as it is
-    from ansible.template import AnsibleEnvironment, Templar
+    from ansible.template import Templar
+    try:
+        from ansible.template import AnsibleEnvironment  # ansible-core 2.16 to 2.18
+    except ImportError:  # the templating engine of 2.19 and later
+        from ansible._internal._templating._jinja_bits import AnsibleEnvironment
 except ImportError:
     AnsibleEnvironment = Templar = None
 
@@ -73,6 +80,7 @@ TASK_FIELDS = ("vars", "loop", "loop_control", "environment", "delegate_to", "ru
                "ignore_errors", "no_log", "retries", "delay")
 SAMPLED_HOSTS = 8
 CORE_VERSION = release.__version__
+EXPRESSIONS = jinja_cache.compiles_expressions(CORE_VERSION)
 CONDITIONALS = ("when", "changed_when", "failed_when", "until")
 # actions whose argument is a list of conditionals
 ASSERTS = ("assert", "ansible.builtin.assert", "ansible.legacy.assert")
@@ -88,6 +96,7 @@ class CallbackModule(CallbackBase):
         super(CallbackModule, self).__init__(*args, **kwargs)
         self.loaded = False
         self.templar = None
+        self.environment = None
         self.conditional = None
         self.roles_seen = set()
 
@@ -101,6 +110,8 @@ class CallbackModule(CallbackBase):
         preload.load_core_plugins({"action": action_loader, "become": become_loader,
                                    "connection": connection_loader, "shell": shell_loader})
         preload.load_jinja_plugins({"filter": filter_loader, "test": test_loader})
+        preload.remember_jinja_builtin_lookups({"filter": (filter_loader, DEFAULT_FILTERS),
+                                                "test": (test_loader, DEFAULT_TESTS)})
         self._start_template_cache()
 
     def _start_template_cache(self):
@@ -111,6 +122,9 @@ class CallbackModule(CallbackBase):
             self._display.vvv("gpudirect.gcp.preload: templates compiled in each worker: %s" % refused)
             return
         self.templar = Templar(loader=None)
+        # the environment a worker's templating uses (from 2.19 behind the templar's engine)
+        engine = getattr(self.templar, "_engine", None)
+        self.environment = engine.environment if engine is not None else self.templar.environment
 
     def _precompile(self, values, task=None):
         """Compile the templated text in values, and a task's own, before the workers fork.
@@ -125,30 +139,43 @@ class CallbackModule(CallbackBase):
 
     def _collect_and_compile(self, values, task):
         looks = self.templar.is_possibly_template
-        found = []
+        found, expressions = [], []
         for value in values:
             jinja_cache.template_strings(value, looks, found)
         if task is not None:
             jinja_cache.template_strings(task.args, looks, found)
             for name in TASK_FIELDS:
                 jinja_cache.template_strings(getattr(task, name, None), looks, found)
-            if self.conditional is None:
-                self.conditional = jinja_cache.conditional_form(
-                    lambda text, templar: task._check_conditional(text, templar, {})) or ()
-            asserts = ("that",) if task.action in ASSERTS else ()
-            for name in CONDITIONALS + asserts if self.conditional else ():
-                value = task.args.get("that") if name == "that" else getattr(task, name, None)
-                for text in value if isinstance(value, list) else [value]:
-                    if isinstance(text, str) and not hasattr(text, "__UNSAFE__"):
-                        found.append(self.conditional[0] + text + self.conditional[1])
+            self._collect_conditionals(task, found, expressions)
             role = getattr(task, "_role", None)
             if role is not None and id(role) not in self.roles_seen:
                 self.roles_seen.add(id(role))
                 for name in ("_default_vars", "_role_vars"):
                     jinja_cache.template_strings(getattr(role, name, None), looks, found)
-        # as written: a template whose expressions hold backslashes (which ansible-core doubles first)
-        # misses the cache and compiles in its worker, as it always did
-        jinja_cache.precompile(self.templar.environment, found)
+        jinja_cache.precompile(self.environment, found, expressions)
+
+    def _collect_conditionals(self, task, found, expressions):
+        """A task's conditionals, as the running ansible-core compiles them: up to 2.18 each inside
+        the template it makes of it (found), from 2.19 each as a Jinja expression, stripped."""
+        if EXPRESSIONS:
+            form = None
+        else:
+            if self.conditional is None:
+                self.conditional = jinja_cache.conditional_form(
+                    lambda text, templar: task._check_conditional(text, templar, {})) or ()
+            if not self.conditional:
+                return
+            form = self.conditional
+        asserts = ("that",) if task.action in ASSERTS else ()
+        for name in CONDITIONALS + asserts:
+            value = task.args.get("that") if name == "that" else getattr(task, name, None)
+            for text in value if isinstance(value, list) else [value]:
+                if not isinstance(text, str) or hasattr(text, "__UNSAFE__"):
+                    continue
+                if form is None:
+                    expressions.append(text.strip())
+                else:
+                    found.append(form[0] + text + form[1])
 
     def _play_variables(self, play):
         """The variables of one node of each set of groups in the play (the inventory's, its

@@ -4,7 +4,7 @@
 
 tests/unit/plugins/plugin_utils/core/test_jinja_cache.py runs it with each core of its CORES, under an
 ansible.cfg that switches the cache off ([gpudirect] template_cache), GPUDIRECT_CHECK_CORE naming the
-release expected ("2.17") or "outside" (a core outside the window). Outside tests/unit, so that the
+release expected ("2.17"); how a core outside the window is refused, it checks by naming another. Outside tests/unit, so that the
 unit stages, which run on one core each, do not collect it."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,6 +13,7 @@ __metaclass__ = type
 
 import os
 import re
+import sys
 
 import pytest
 from ansible import release
@@ -25,8 +26,8 @@ from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import jinja_ca
 
 CORE = release.__version__
 EXPECTED = os.environ["GPUDIRECT_CHECK_CORE"]
-INSIDE = EXPECTED != "outside"
 PREFIX = "gpudirect.gcp.preload: templates compiled in each worker: "
+OUTSIDE = "%d.99.0" % jinja_cache.CORE_WINDOW[1][0]
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +36,7 @@ def clean(monkeypatch):
     monkeypatch.setattr(preload, "import_collection_plugins", lambda: ([], []))
     monkeypatch.setattr(preload, "load_core_plugins", lambda loaders: [])
     monkeypatch.setattr(preload, "load_jinja_plugins", lambda loaders: {})
+    monkeypatch.setattr(preload, "remember_jinja_builtin_lookups", lambda loaders: {})
     monkeypatch.delenv("GPUDIRECT_TEMPLATE_CACHE", raising=False)
     yield
     jinja_cache.uninstall()
@@ -51,12 +53,23 @@ def _callback(monkeypatch, cache=None):
     return plugin, said
 
 
+def _templar(variables):
+    """ansible-core's Templar, and what marks a string as a template it may render (from 2.19 a
+    string is rendered only when trusted; before, every string is)."""
+    from ansible.parsing.dataloader import DataLoader
+    from ansible.template import Templar
+    try:
+        from ansible.template import trust_as_template
+    except ImportError:
+        def trust_as_template(text):
+            return text
+    return Templar(loader=DataLoader(), variables=variables), trust_as_template
+
+
 def test_the_core_is_the_one_expected():
-    if INSIDE:
-        assert ".".join(CORE.split(".")[:2]) == EXPECTED
-        assert jinja_cache.refusal(CORE) is None
-    else:
-        assert jinja_cache.refusal(CORE) == "ansible-core %s is outside %s" % (CORE, jinja_cache.window_text())
+    assert ".".join(CORE.split(".")[:2]) == EXPECTED
+    assert jinja_cache.refusal(CORE) is None
+    assert jinja_cache.refusal(OUTSIDE) == "ansible-core %s is outside %s" % (OUTSIDE, jinja_cache.window_text())
 
 
 def test_the_option_comes_from_ansible_cfg_and_the_environment_over_it(monkeypatch):
@@ -69,19 +82,41 @@ def test_the_cache_serves_inside_the_window_and_refuses_in_one_line_outside(monk
     plugin, said = _callback(monkeypatch, "true")
     plugin.v2_playbook_on_start(None)
     plugin.v2_playbook_on_start(None)
-    if not INSIDE:
-        assert said == [PREFIX + "ansible-core %s is outside %s" % (CORE, jinja_cache.window_text())]
-        assert plugin.templar is None and jinja_cache._STATE["patched"] is None
-        return
-    from ansible.parsing.dataloader import DataLoader
-    from ansible.template import AnsibleEnvironment, Templar
-
     assert said == [] and plugin.templar is not None
-    assert jinja_cache._STATE["patched"] is AnsibleEnvironment
-    assert jinja_cache.precompile(plugin.templar.environment, ["{{ a + b }}"]) == 1
-    templar = Templar(loader=DataLoader(), variables={"a": 1, "b": 2})
-    assert str(templar.template("{{ a + b }}")) == "3"
+    environment_class = jinja_cache._STATE["patched"]
+    assert environment_class is not None and isinstance(plugin.environment, environment_class)
+    assert jinja_cache.precompile(plugin.environment, ["{{ a + b }}"]) == 1
+    templar, trusted = _templar({"a": 1, "b": 2})
+    assert str(templar.template(trusted("{{ a + b }}"))) == "3"
     assert jinja_cache.hits() == 1
+
+    jinja_cache.uninstall()
+    monkeypatch.setattr(sys.modules[type(plugin).__module__], "CORE_VERSION", OUTSIDE)
+    outside, said = _callback(monkeypatch, "true")
+    outside.v2_playbook_on_start(None)
+    assert said == [PREFIX + "ansible-core %s is outside %s" % (OUTSIDE, jinja_cache.window_text())]
+    assert outside.templar is None and jinja_cache._STATE["patched"] is None
+
+
+def test_a_conditional_is_served_in_the_form_this_core_compiles_it(monkeypatch):
+    """Up to 2.18 inside the template ansible-core makes of it, from 2.19 as a Jinja expression."""
+    from ansible.playbook.task import Task
+
+    plugin, _said = _callback(monkeypatch, "true")
+    plugin.v2_playbook_on_start(None)
+    task = Task.load({"action": {"module": "ansible.builtin.debug", "msg": "{{ a - 0 }}"}, "when": ["a < b "]})
+    plugin.v2_playbook_on_task_start(task, False)
+    templar, trusted = _templar({"a": 1, "b": 2})
+    assert str(templar.template(trusted("{{ a - 0 }}"))) == "1"
+    hits = jinja_cache.hits()
+    assert hits == 1
+    if jinja_cache.compiles_expressions(CORE):
+        assert templar.evaluate_conditional(trusted("a < b ")) is True
+    else:
+        from ansible.playbook.conditional import Conditional
+        assert Conditional(loader=templar._loader)._check_conditional(trusted("a < b "), templar, {"a": 1, "b": 2})
+    assert jinja_cache.hits() == hits + 1
+    assert jinja_cache.size() == 2
 
 
 def test_switched_off_the_cache_does_nothing_and_says_so_once(monkeypatch):
@@ -95,10 +130,7 @@ def test_switched_off_the_cache_does_nothing_and_says_so_once(monkeypatch):
 def test_the_real_environment_gets_every_argument_through(monkeypatch):
     plugin, _said = _callback(monkeypatch, "true")
     plugin.v2_playbook_on_start(None)
-    if not INSIDE:
-        assert plugin.templar is None
-        return
-    env = plugin.templar.environment
+    env = plugin.environment
     assert jinja_cache.precompile(env, ["{{ x }}"]) == 1
     raw = env.compile("{{ x }}", "t", "t.j2", True)
     assert isinstance(raw, str) and re.search(r"def root\(", raw)

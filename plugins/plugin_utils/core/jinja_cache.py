@@ -3,19 +3,21 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Compile a playbook's Jinja templates once, in the process that forks the workers.
 
-ansible-core before 2.19 compiles every templated string anew, in the worker forked for each task
-and node: parsing it, generating Python source and compiling that, the largest part of a worker's
-own CPU in this collection's roles. Compiled in the main process before the fork, every worker
-finds the code object and only runs it.
+ansible-core compiles every templated string anew, in the worker forked for each task and node:
+parsing it, generating Python source and compiling that, the largest part of a worker's own CPU in
+this collection's roles. Compiled in the main process before the fork, every worker finds the code
+object and only runs it. Up to 2.18 a conditional is compiled as a template (`{% if ... %}`); from
+EXPRESSIONS_FROM it is compiled as a Jinja expression, which the cache holds apart from templates.
 
 Jinja folds constant expressions when it compiles: `{{ 59 | random }}` becomes one number in the
 code. Compiled once for every node, each node would get the same one, where each compiling its own
 gets its own. So a template that applies a filter or a test to constants alone is never cached;
 folding anything else (arithmetic, literals) gives the same code however often it runs. A cache
 entry is keyed by the exact source and every environment setting that changes the code Jinja
-generates; a source the cache does not hold compiles as before, in the worker.
+generates; a source the cache does not hold compiles as before, in the worker. A source holding a
+backslash is never cached: ansible-core escapes backslashes in some compiles and not in others.
 
-Only ansible-core's Jinja engine of CORE_WINDOW compiles this way; refusal() says why the cache stays
+Only ansible-core's Jinja engines of CORE_WINDOW compile this way; refusal() says why the cache stays
 off elsewhere, and the cache holds at most MAX_SOURCE_BYTES of template source.
 """
 
@@ -27,19 +29,27 @@ import re
 from collections.abc import Mapping
 
 from jinja2 import nodes
+from jinja2.environment import TemplateExpression
 
 try:
     from jinja2.utils import internal_code
 except ImportError:  # a Jinja that does not hide its own frames from template tracebacks
     internal_code = set()
 
-# the ansible-core releases (major, minor), first and last, whose templating the cache serves: from
-# 2.19 templating is another engine, and each release inside is tested (test_jinja_cache.py's CORES)
-CORE_WINDOW = ((2, 16), (2, 18))
+# the ansible-core releases (major, minor), first and last, whose templating the cache serves; each
+# release inside is tested (test_jinja_cache.py's CORES)
+CORE_WINDOW = ((2, 16), (2, 21))
+# the first release whose templating engine compiles a conditional as a Jinja expression
+EXPRESSIONS_FROM = (2, 19)
 # the template source the cache holds at most, in UTF-8 bytes; a source beyond it compiles in its worker
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
 _COMPILED = {}
-_STATE = {"original": None, "patched": None, "own": False, "hits": 0, "bytes": 0}
+# what marks an expression's entry in the cache, apart from a template of the same text
+EXPRESSION = "expression"
+_STATE = {"original": None, "original_expression": None, "patched": None, "own": (), "hits": 0, "bytes": 0,
+          "capture": None}
+# the environment methods the cache serves
+SERVED = ("compile", "compile_expression")
 # Environment.compile's arguments after the source, and the values that make a call the plain one
 # (Environment.from_string's, the only call the cache serves)
 PLAIN_CALL = (("name", None), ("filename", None), ("raw", False), ("defer_init", False))
@@ -59,7 +69,9 @@ def settings_key(env):
         values = tuple(getattr(env, name) for name in SETTINGS)
     except AttributeError:
         return None
-    if callable(values[-1]):
+    if callable(values[-1]) or getattr(env, "_debuggable_template_source", False):
+        # a callable autoescape decides per template; ansible-core's debugging writes each
+        # compile's Python source to a file of its own
         return None
     # the code calls the environment's finalize at run time; only how it passes arguments shows
     finalize_kind = None if finalize is None else (
@@ -71,12 +83,23 @@ def window_text():
     return "%d.%d to %d.%d" % (CORE_WINDOW[0] + CORE_WINDOW[1])
 
 
+def _release(core_version):
+    found = re.match(r"([0-9]+)[.]([0-9]+)", str(core_version))
+    return None if found is None else (int(found.group(1)), int(found.group(2)))
+
+
+def compiles_expressions(core_version):
+    """True where ansible-core core_version compiles a conditional as a Jinja expression."""
+    release = _release(core_version)
+    return release is not None and release >= EXPRESSIONS_FROM
+
+
 def refusal(core_version, enabled=True):
     """Why the cache stays off for ansible-core core_version (a version string), or None when it may serve."""
     if not enabled:
         return "switched off (GPUDIRECT_TEMPLATE_CACHE, [gpudirect] template_cache)"
-    found = re.match(r"([0-9]+)[.]([0-9]+)", str(core_version))
-    if found is None or not CORE_WINDOW[0] <= (int(found.group(1)), int(found.group(2))) <= CORE_WINDOW[1]:
+    release = _release(core_version)
+    if release is None or not CORE_WINDOW[0] <= release <= CORE_WINDOW[1]:
         return "ansible-core %s is outside %s" % (core_version, window_text())
     return None
 
@@ -96,11 +119,12 @@ def plain_call(args, kwargs):
 
 
 def install(environment_class):
-    """Serve environment_class.compile(source) from the cache; True when it does (now or before)."""
+    """Serve environment_class.compile(source) and .compile_expression(source) from the cache;
+    True when it does (now or before)."""
     if _STATE["patched"] is environment_class:
         return True
-    original = getattr(environment_class, "compile", None)
-    if original is None or _STATE["patched"] is not None:
+    originals = [getattr(environment_class, name, None) for name in SERVED]
+    if None in originals or _STATE["patched"] is not None:
         return False
 
     def compile(self, source, *args, **kwargs):  # pylint: disable=redefined-builtin
@@ -110,24 +134,43 @@ def install(environment_class):
             if code is not None:
                 _STATE["hits"] += 1
                 return code
-        return _STATE["original"](self, source, *args, **kwargs)
+        code = _STATE["original"](self, source, *args, **kwargs)
+        if _STATE["capture"] is not None and isinstance(source, nodes.Template):
+            _STATE["capture"].append((source, code))  # precompile's expression, compiled as Jinja does
+        return code
 
-    compile.__wrapped__ = original
-    internal_code.add(compile.__code__)  # left out of template tracebacks, as Jinja's own compile is
-    _STATE["own"] = "compile" in vars(environment_class)
+    def compile_expression(self, source, *args, **kwargs):
+        if isinstance(source, str) and len(args) + len(kwargs) <= 1:
+            key = settings_key(self)
+            code = _COMPILED.get((key, EXPRESSION, source)) if key is not None else None
+            if code is not None:
+                _STATE["hits"] += 1
+                undefined_to_none = args[0] if args else kwargs.get("undefined_to_none", True)
+                template = self.template_class.from_code(self, code, self.make_globals(None), None)
+                return TemplateExpression(template, undefined_to_none)
+        return _STATE["original_expression"](self, source, *args, **kwargs)
+
+    for method, original in zip((compile, compile_expression), originals):
+        method.__wrapped__ = original
+        internal_code.add(method.__code__)  # left out of template tracebacks, as Jinja's own compile is
+    _STATE["own"] = tuple(name for name in SERVED if name in vars(environment_class))
     environment_class.compile = compile
-    _STATE["original"], _STATE["patched"] = original, environment_class
+    environment_class.compile_expression = compile_expression
+    _STATE["original"], _STATE["original_expression"] = originals
+    _STATE["patched"] = environment_class
     return True
 
 
 def uninstall():
-    """Put the environment class's own compile back and forget what was compiled."""
+    """Put the environment class's own methods back and forget what was compiled."""
     if _STATE["patched"] is not None:
-        if _STATE["own"]:
-            _STATE["patched"].compile = _STATE["original"]
-        else:
-            del _STATE["patched"].compile
-    _STATE["original"] = _STATE["patched"] = None
+        for name, original in zip(SERVED, (_STATE["original"], _STATE["original_expression"])):
+            if name in _STATE["own"]:
+                setattr(_STATE["patched"], name, original)
+            else:
+                delattr(_STATE["patched"], name)
+    _STATE["original"] = _STATE["original_expression"] = _STATE["patched"] = _STATE["capture"] = None
+    _STATE["own"] = ()
     _STATE["hits"] = _STATE["bytes"] = 0
     _COMPILED.clear()
 
@@ -152,33 +195,50 @@ def folds_a_plugin(tree):
     return False
 
 
-def precompile(env, sources):
-    """Compile each source for env unless already done; return how many were compiled now.
+def precompile(env, sources, expressions=()):
+    """Compile each template of sources, and each Jinja expression of expressions, for env unless
+    already done; return how many were compiled now.
 
-    A source that does not compile, or that folds a filter or test, is left to the worker, which
-    compiles it (and reports its errors) as it always did; so is one that would take the cache past
-    MAX_SOURCE_BYTES."""
+    A source that does not compile, that folds a filter or test, or that holds a backslash, is
+    left to the worker, which compiles it (and reports its errors) as it always did; so is one
+    that would take the cache past MAX_SOURCE_BYTES."""
     key = settings_key(env)
-    original = _STATE["original"]
-    if key is None or original is None:
+    if key is None or _STATE["original"] is None:
         return 0
     done = 0
-    for text in sources:
-        if (key, text) in _COMPILED:
+    for entry, text in [((key, text), text) for text in sources] + [
+            ((key, EXPRESSION, text), text) for text in expressions]:
+        if entry in _COMPILED or not isinstance(text, str) or "\\" in text:
+            continue
+        cost = len(text.encode("utf-8", "surrogatepass"))
+        if _STATE["bytes"] + cost > MAX_SOURCE_BYTES:
             continue
         try:
-            cost = len(text.encode("utf-8", "surrogatepass"))
-            if _STATE["bytes"] + cost > MAX_SOURCE_BYTES:
-                continue
-            tree = env.parse(text)
-            if folds_a_plugin(tree):
-                continue
-            _COMPILED[(key, text)] = original(env, tree)
+            code = _compile(env, text, expression=len(entry) == 3)
         except Exception:  # pylint: disable=broad-except
             continue
+        if code is None:
+            continue
+        _COMPILED[entry] = code
         _STATE["bytes"] += cost
         done += 1
     return done
+
+
+def _compile(env, text, expression):
+    """text's code as env compiles it (a template, or an expression as compile_expression makes
+    it), or None where compiling folds a filter or test."""
+    if not expression:
+        tree = env.parse(text)
+        return None if folds_a_plugin(tree) else _STATE["original"](env, tree)
+    captured = _STATE["capture"] = []
+    try:
+        _STATE["original_expression"](env, text, False)
+    finally:
+        _STATE["capture"] = None
+    if len(captured) != 1 or folds_a_plugin(captured[0][0]):
+        return None
+    return captured[0][1]
 
 
 def template_strings(value, looks_templated, found=None):
