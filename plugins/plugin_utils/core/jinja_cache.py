@@ -140,7 +140,8 @@ def install(environment_class):
         return code
 
     def compile_expression(self, source, *args, **kwargs):
-        if isinstance(source, str) and len(args) + len(kwargs) <= 1:
+        if isinstance(source, str) and len(args) <= 1 and set(kwargs) <= {"undefined_to_none"} and not (
+                args and kwargs):
             key = settings_key(self)
             code = _COMPILED.get((key, EXPRESSION, source)) if key is not None else None
             if code is not None:

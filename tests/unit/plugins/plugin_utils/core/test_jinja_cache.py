@@ -99,14 +99,31 @@ def test_a_source_that_does_not_compile_is_left_to_the_render(cache):
         env.from_string("{{ x | no_such_filter }}")
 
 
+def test_an_expression_is_held_apart_from_a_template_and_served_as_jinja_compiles_it(cache):
+    env = _Env()
+    env.filters["draw"] = random.randrange
+    assert cache.precompile(env, ["a < b"], ["a < b", "x", "3 | draw", "'a\\b' ~ x", "a <"]) == 3
+    assert cache.size() == 3  # the template and two expressions: not the folding, escaped or broken ones
+    calls = _counting(env)
+    assert env.from_string("a < b").render() == "a < b"
+    assert env.compile_expression("a < b")(a=1, b=2) is True
+    assert env.compile_expression("x")() is None  # undefined_to_none, as Jinja's own
+    assert env.compile_expression("x", False)() is not None
+    assert env.compile_expression("x", undefined_to_none=False)() is not None
+    assert cache.hits() == 5 and calls == []
+    with pytest.raises(TypeError):
+        env.compile_expression("x", later_option=1)  # an argument the cache does not know goes through
+    assert cache.hits() == 5
+
+
 def test_uninstall_gives_the_class_its_own_compile_back():
     assert jinja_cache.install(_Env)
-    assert "compile" in vars(_Env)
+    assert "compile" in vars(_Env) and "compile_expression" in vars(_Env)
     assert jinja_cache.install(_Env)  # twice is once
     assert not jinja_cache.install(Environment)  # one class at a time
     jinja_cache.uninstall()
-    assert "compile" not in vars(_Env)
-    assert _Env.compile is Environment.compile
+    assert "compile" not in vars(_Env) and "compile_expression" not in vars(_Env)
+    assert _Env.compile is Environment.compile and _Env.compile_expression is Environment.compile_expression
     assert jinja_cache.size() == 0 and jinja_cache.hits() == 0
 
 
