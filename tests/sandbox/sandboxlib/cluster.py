@@ -16,6 +16,8 @@ REGISTRY_ALIAS = "gpudirect-registry.sandbox"
 NCCL_TESTS_BIN = os.path.join(common.SANDBOX_DIR, "standins", "nccl_tests", "bin")
 GPU_STANDIN = os.path.join(common.SANDBOX_DIR, "standins", "gpu", "gpudirect_standin_gpu.py")
 NCCL_TESTS_DEST = "/opt/nccl-tests-standin/build"
+# a node's own container storage: a volume, so that nested podman can use overlay on it
+NESTED_STORAGE = "/var/lib/containers"
 STANDIN_SYSFS = "/var/lib/gpudirect-standin/sysfs"
 # what /proc/devices would list with the driver loaded (gpu_host_imex_proc_devices reads it)
 STANDIN_PROC_DEVICES = "/var/lib/gpudirect-standin/proc-devices"
@@ -111,6 +113,9 @@ def _node_argv(plan, node, image):
             # a private cgroup namespace: systemd and nested podman in the node then see
             # one consistent cgroup tree (the host's v1 hierarchies would confuse runc)
             "--cgroupns=private",
+            # the node's container storage on a volume of its own, as a VM's disk: nested overlay
+            # works on it (not on the node's overlay root); removed with the node (podman rm -v)
+            "--volume", NESTED_STORAGE,
             "--stop-timeout", "10", "--add-host", "%s:%s" % (REGISTRY_ALIAS, plan["registry_host"]),
             "--add-host", "metadata.google.internal:%s" % plan["registry_host"]]
     for other in plan["nodes"]:
@@ -552,7 +557,7 @@ def _remove_containers(name, attempts=4):
         if not ids:
             break
         try:
-            common.podman("rm", "-f", "-t", "0", *ids)
+            common.podman("rm", "-f", "-v", "-t", "0", *ids)
             break
         except common.SandboxError:
             if attempt == attempts - 1:

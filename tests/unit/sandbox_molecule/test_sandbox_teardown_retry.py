@@ -66,3 +66,12 @@ def test_nothing_there_is_nothing_to_remove(monkeypatch):
 
     assert cluster._remove_containers("unit") == []
     assert fake.calls == ["ps"]
+
+
+def test_removal_takes_the_nodes_storage_volume_with_it(monkeypatch):
+    fake = _Podman(["aaa"], refusals=0)
+    seen = []
+    monkeypatch.setattr(common, "podman", lambda *a, **k: seen.append(a) or fake(*a, **k))
+
+    cluster._remove_containers("unit")
+    assert [a for a in seen if a[0] == "rm"] == [("rm", "-f", "-v", "-t", "0", "aaa")]
