@@ -42,8 +42,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SANDBOX = [sys.executable, os.path.join(ROOT, "tests", "sandbox", "sandbox.py")]
-# the two ends of the supported ansible-core range: the oldest (.venv, where the preload callback's
-# template cache applies) and the newest (build/venv-newest, `make venv-newest`, where it does not)
+# the two ends of the supported ansible-core range: the oldest (.venv, whose templating engine the
+# preload callback's template cache serves as it was to 2.18) and the newest (build/venv-newest,
+# `make venv-newest`, whose engine, from 2.19, compiles conditionals as expressions)
 CORES = {"oldest": os.path.join(ROOT, ".venv", "bin"),
          "newest": os.path.join(ROOT, "build", "venv-newest", "bin")}
 PLAYBOOK = os.path.join(CORES["oldest"], "ansible-playbook")
