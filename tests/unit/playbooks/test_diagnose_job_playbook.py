@@ -27,7 +27,7 @@ import compute_harness as harness  # noqa: E402  pylint: disable=wrong-import-po
 
 def test_a_node_that_never_answers_leaves_the_others_evidence_in_the_archive(tmp_path):
     stuck = tmp_path / "stuck-python"
-    stuck.write_text(u"#!/bin/sh\nsleep 90\nexit 1\n")
+    stuck.write_text(u"#!/bin/sh\nsleep 900\nexit 1\n")
     stuck.chmod(0o755)
     local = {"ansible_connection": "local", "ansible_become": False}
     inv = {"gpu_nodes": {"hosts": {"n0": dict(local, ansible_python_interpreter=sys.executable),
@@ -35,11 +35,11 @@ def test_a_node_that_never_answers_leaves_the_others_evidence_in_the_archive(tmp
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inv))
     # one rank of the job on this machine, which both hosts are
     job = str(os.getpid() * 100 + random.randint(0, 99))
-    rank = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"],
+    rank = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(900)"],
                             env=dict(os.environ, SLURM_JOB_ID=job, RANK="0", LOCAL_RANK="0"))
     settings = {"diagnose_job": job, "diagnose_job_watch_s": 0, "diagnose_job_py_spy": "/nonexistent/py-spy",
                 "diagnose_job_units": [], "diagnose_job_node_dir": str(tmp_path / "node"),
-                "diagnose_job_deadline_s": 5, "diagnose_job_grace_s": 5, "gpudirect_report_bucket": "evidence"}
+                "diagnose_job_deadline_s": 15, "diagnose_job_grace_s": 5, "gpudirect_report_bucket": "evidence"}
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
             os.path.join(ROOT, "playbooks", "diagnose_job.yml"), "-e", json.dumps(settings)]
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
@@ -50,7 +50,7 @@ def test_a_node_that_never_answers_leaves_the_others_evidence_in_the_archive(tmp
             env.update(GCP_STORAGE_API_ENDPOINT=emulator.url, GCP_AUTH_KIND="accesstoken",
                        GCP_ACCESS_TOKEN="not-a-secret")
             proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  universal_newlines=True, check=False, timeout=150)
+                                  universal_newlines=True, check=False, timeout=600)
             stored = emulator.objects()
     finally:
         rank.kill()
@@ -58,8 +58,9 @@ def test_a_node_that_never_answers_leaves_the_others_evidence_in_the_archive(tmp
     took = time.monotonic() - started
     out = proc.stdout
     assert proc.returncode == 0, out[-4000:]
-    # the stuck node held the run for its task's timeout (deadline 5 s and 5 s of grace), not its 90 s
-    assert took < 60, took
+    # the stuck node held the run for its task's timeout (deadline 15 s and 5 s of grace), not its 900 s;
+    # the deadline leaves the node that answers room on a loaded machine, the bound room for the rest
+    assert took < 300, took
     lines = [line for line in out.splitlines() if "no evidence came back from" in line]
     assert len(lines) == 1 and "n1 (" in lines[0] and "n0" not in lines[0], out[-4000:]
     [archive] = (tmp_path / "reports").glob("job-%s-*.tar.gz" % job)
