@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import importlib
+from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
@@ -99,6 +100,22 @@ def diagnose_places(topologies, families=None):
             raise AnsibleFilterError("_diagnose_places: %s: %s" % (host, exc))
     # names from the Compute API: never templated again
     return make_unsafe(out)
+
+
+def diagnose_host_places(hosts, hostvars):
+    """{host: place} of each of hosts, from the gce_topology and gpu_family hostvars hold for it: the
+    one way the roles say where a set of nodes sits."""
+    if isinstance(hosts, str) or not isinstance(hosts, (list, tuple)):
+        raise AnsibleFilterError("_diagnose_host_places: expects a list of hosts, got %s" % type(hosts).__name__)
+    if not isinstance(hostvars, Mapping):
+        raise AnsibleFilterError("_diagnose_host_places: expects hostvars, got %s" % type(hostvars).__name__)
+    topologies, families = {}, {}
+    for host in hosts:
+        node = hostvars.get(host) if host in hostvars else None
+        node = node if isinstance(node, Mapping) else {}
+        topologies[host] = node.get("gce_topology")
+        families[host] = node.get("gpu_family")
+    return diagnose_places(topologies, families)
 
 
 def diagnose_node_findings(evidence, hosts, playbook=None, repair_args=None, pinned=None, max_restarts=0,
@@ -229,6 +246,7 @@ class FilterModule(object):
         return {
             "_diagnose_node_findings": diagnose_node_findings,
             "_diagnose_places": diagnose_places,
+            "_diagnose_host_places": diagnose_host_places,
             "_diagnose_passing": diagnose_passing,
             "_diagnose_busy": diagnose_busy,
             "_diagnose_add_fabric": diagnose_add_fabric,

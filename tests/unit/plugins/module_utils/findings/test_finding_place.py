@@ -132,6 +132,23 @@ def test_the_places_filter_reads_gce_topology_and_the_nvlink_domain():
     assert str(err.value) == "_diagnose_places: x0: gce_topology is not a mapping (str)"
 
 
+def test_the_host_places_filter_reads_each_hosts_variables_and_says_the_same():
+    hostvars = {"x0": {"gce_topology": A4X_TOPOLOGY, "gpu_family": "a4x"}, "m0": {"gce_topology": A4X_TOPOLOGY},
+                "bare": {"gpu_family": "a4x"}}
+    got = DIAGNOSE["_diagnose_host_places"](["x0", "m0", "bare", "gone"], hostvars)
+    assert got == DIAGNOSE["_diagnose_places"]({"x0": A4X_TOPOLOGY, "m0": A4X_TOPOLOGY, "bare": None, "gone": None},
+                                               {"x0": "a4x", "bare": "a4x"})
+    assert got["x0"] == dict(PLACE, nvlink_domain="b1/s2") and got["m0"] == PLACE and got["gone"] is None
+    for hosts, given, why in (("x0", hostvars, "expects a list of hosts, got str"),
+                              (["x0"], ["x0"], "expects hostvars, got list")):
+        with pytest.raises(AnsibleFilterError) as err:
+            DIAGNOSE["_diagnose_host_places"](hosts, given)
+        assert str(err.value) == "_diagnose_host_places: " + why
+    with pytest.raises(AnsibleFilterError) as err:
+        DIAGNOSE["_diagnose_host_places"](["x0"], {"x0": {"gce_topology": "/b1/s2/h3"}})
+    assert str(err.value) == "_diagnose_places: x0: gce_topology is not a mapping (str)"
+
+
 def test_the_findings_filters_put_the_place_on_every_node_finding():
     hosts, ev = cluster(2)
     ev["n0"]["rxdm"].update(ready=False, reason="not ready")
