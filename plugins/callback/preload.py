@@ -19,7 +19,9 @@ description:
     connection, become, shell and action plugins nearly every task uses, and ansible-core's Jinja tests and
     filters, so that every worker inherits them. It also looks up, once, each of Jinja's own filters and tests
     (C(default), C(map), C(defined)...) that ansible-core's plugin loader does not hold, and remembers that
-    it does not, where each worker would search ansible-core's filter and test files again for each.
+    it does not, where each worker would search ansible-core's filter and test files again for each. And it
+    fills ansible-core's own memos that each worker would fill on its first task result (on 2.21, a task
+    result's fields worked out from their type hints).
     At the start of the first play, once that play's templates are compiled, it collects the garbage and
     freezes the objects still alive (C(gc.freeze())), once a run, which the workers then leave alone.
   - On ansible-core 2.16 to 2.21, which compile every templated string anew in each worker, it also compiles the
@@ -112,6 +114,7 @@ class CallbackModule(CallbackBase):
         preload.load_jinja_plugins({"filter": filter_loader, "test": test_loader})
         preload.remember_jinja_builtin_lookups({"filter": (filter_loader, DEFAULT_FILTERS),
                                                 "test": (test_loader, DEFAULT_TESTS)})
+        preload.fill_core_memos()
         self._start_template_cache()
 
     def _start_template_cache(self):

@@ -41,6 +41,17 @@ CORE_PLUGINS = (
     ("action", "fail"),
     ("action", "validate_argument_spec"),
 )
+# ansible-core's own per-process memos (functools.cache) a worker fills on its first task result,
+# each as (module, class, method, the keyword arguments of each call as ansible-core makes it: the
+# memo keys a keyword call apart from a positional one). ansible-core 2.21 works out a task result's
+# fields from its type hints there, compiling each hint anew: about 7 ms a worker.
+CORE_MEMOS = (
+    ("ansible._internal._task", "UnifiedTaskResult", "get_result_key_to_resolved_field_mapping",
+     ({"source_is_module": False}, {"source_is_module": True})),
+    ("ansible._internal._task", "UnifiedTaskResult", "_get_field_name_to_result_key_mapping",
+     tuple({"for_callback": callback, "for_round_trip": round_trip}
+           for callback in (False, True) for round_trip in (False, True))),
+)
 _FROZEN = {"done": False}
 # marks a loader's get_with_context as this module's memo (forget_jinja_builtin_lookups finds it)
 _MEMO_MARK = "_gpudirect_builtin_misses"
@@ -145,6 +156,25 @@ def forget_jinja_builtin_lookups(loader):
         del loader.get_with_context
         return True
     return False
+
+
+def fill_core_memos(memos=CORE_MEMOS):
+    """Make each call of memos once, here before the fork; return (calls made, the memos this
+    ansible-core does not have: another release keeps its own, or none)."""
+    made, absent = 0, []
+    for module_name, class_name, method_name, calls in memos:
+        try:
+            method = getattr(getattr(importlib.import_module(module_name), class_name), method_name)
+        except (ImportError, AttributeError):
+            absent.append("%s.%s.%s" % (module_name, class_name, method_name))
+            continue
+        for kwargs in calls:
+            try:
+                method(**kwargs)
+            except Exception:  # pylint: disable=broad-except
+                continue  # the worker makes the call, and meets the problem, as it always did
+            made += 1
+    return made, absent
 
 
 def freeze_heap():

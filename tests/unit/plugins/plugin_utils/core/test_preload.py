@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
 import gc
 import os
 import subprocess
@@ -96,6 +97,7 @@ def test_the_callback_preloads_once_and_freezes_once_after_the_first_plays_templ
     monkeypatch.setattr(preload, "load_jinja_plugins", lambda loaders: calls.append("jinja " + " ".join(sorted(loaders))))
     monkeypatch.setattr(preload, "remember_jinja_builtin_lookups",
                         lambda loaders: calls.append(sorted((kind, "default" in names) for kind, (_l, names) in loaders.items())))
+    monkeypatch.setattr(preload, "fill_core_memos", lambda: calls.append("memos") or (0, []))
     monkeypatch.setitem(preload._FROZEN, "done", False)
     monkeypatch.setattr(preload.gc, "collect", lambda: calls.append("collect"))
     monkeypatch.setattr(preload.gc, "freeze", lambda: calls.append("freeze"))
@@ -115,7 +117,7 @@ def test_the_callback_preloads_once_and_freezes_once_after_the_first_plays_templ
     plugin.v2_playbook_on_start(None)
     plugin.v2_playbook_on_play_start("two")
     assert calls == ["import", ["action", "become", "connection", "shell"], "jinja filter test",
-                     [("filter", True), ("test", False)], "install StandIn",
+                     [("filter", True), ("test", False)], "memos", "install StandIn",
                      "variables of one", "precompile", "collect", "freeze", "variables of two", "precompile"]
     assert plugin.environment == "environment"
     assert warnings == ["gpudirect.gcp.preload: cannot import x: broken"]
@@ -232,3 +234,59 @@ def test_remembered_lookups_give_ansible_core_the_same_filters_and_tests():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert out.stdout.splitlines()[-2:] == ["True True True", "True"]
+
+
+class _Results(object):
+    """A class with a memo as ansible-core keeps one: keyed by how it is called."""
+    made = []
+
+    @classmethod
+    @functools.cache
+    def fields(cls, source_is_module):
+        cls.made.append(source_is_module)
+        return {"module": source_is_module}
+
+    @classmethod
+    def broken(cls, **_kwargs):
+        raise ValueError("not today")
+
+
+def test_core_memos_are_filled_before_the_fork_with_the_calls_ansible_core_makes(monkeypatch):
+    module = types.ModuleType("fake_core_task")
+    module.Results = _Results
+    monkeypatch.setitem(sys.modules, "fake_core_task", module)
+    del _Results.made[:]
+    _Results.fields.__func__.cache_clear()
+    memos = (("fake_core_task", "Results", "fields", ({"source_is_module": False}, {"source_is_module": True})),
+             ("fake_core_task", "Results", "broken", ({},)),
+             ("fake_core_task", "Results", "gone", ({},)),
+             ("no_such_core_module_here", "Results", "fields", ({},)))
+    made, absent = preload.fill_core_memos(memos)
+    assert made == 2 and _Results.made == [False, True]
+    assert absent == ["fake_core_task.Results.gone", "no_such_core_module_here.Results.fields"]
+    assert _Results.fields(source_is_module=True) == {"module": True}  # the worker's call: from the memo
+    assert _Results.made == [False, True]
+
+
+def test_the_core_memos_named_are_filled_on_the_running_ansible_core():
+    """Each memo of CORE_MEMOS this ansible-core has is filled, and the call ansible-core itself
+    makes for a task result then finds it there."""
+    script = "\n".join([
+        "from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload",
+        "made, absent = preload.fill_core_memos()",
+        "named = ['%s.%s.%s' % row[:3] for row in preload.CORE_MEMOS]",
+        "calls = sum(len(row[3]) for row in preload.CORE_MEMOS if '%s.%s.%s' % row[:3] not in absent)",
+        "print(made == calls, absent in ([], named))",
+        "if not absent:",
+        "    from ansible._internal._task import UnifiedTaskResult",
+        "    memo = UnifiedTaskResult.get_result_key_to_resolved_field_mapping.__func__",
+        "    before = memo.cache_info()",
+        "    UnifiedTaskResult.from_action_result_dict({'changed': False})",
+        "    after = memo.cache_info()",
+        "    print(after.misses == before.misses and after.hits > before.hits)",
+        "else:",
+        "    print(True)",
+    ])
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert out.stdout.splitlines()[-2:] == ["True True", "True"], out.stdout + out.stderr
