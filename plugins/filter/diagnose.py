@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
+from jinja2 import Undefined
 
 from ansible_collections.gpudirect.gcp.plugins.module_utils.findings import finding as fd
 from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core.unsafe import make_unsafe
@@ -105,6 +106,9 @@ def diagnose_places(topologies, families=None):
 def diagnose_host_places(hosts, hostvars):
     """{host: place} of each of hosts, from the gce_topology and gpu_family hostvars hold for it: the
     one way the roles say where a set of nodes sits."""
+    for given in (hosts, hostvars):
+        if isinstance(given, Undefined):
+            return given  # an undefined input stays undefined: the task reports the variable it names
     if isinstance(hosts, str) or not isinstance(hosts, (list, tuple)):
         raise AnsibleFilterError("_diagnose_host_places: expects a list of hosts, got %s" % type(hosts).__name__)
     if not isinstance(hostvars, Mapping):

@@ -11,6 +11,7 @@ import re
 from xml.etree import ElementTree as ET
 
 import pytest
+from jinja2 import Undefined
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpudirect.gcp.plugins.filter.diagnose import FilterModule
@@ -144,6 +145,9 @@ def test_the_host_places_filter_reads_each_hosts_variables_and_says_the_same():
         with pytest.raises(AnsibleFilterError) as err:
             DIAGNOSE["_diagnose_host_places"](hosts, given)
         assert str(err.value) == "_diagnose_host_places: " + why
+    unknown = Undefined(name="_hosts")
+    assert DIAGNOSE["_diagnose_host_places"](unknown, hostvars) is unknown
+    assert DIAGNOSE["_diagnose_host_places"](["x0"], unknown) is unknown
     with pytest.raises(AnsibleFilterError) as err:
         DIAGNOSE["_diagnose_host_places"](["x0"], {"x0": {"gce_topology": "/b1/s2/h3"}})
     assert str(err.value) == "_diagnose_places: x0: gce_topology is not a mapping (str)"
