@@ -70,12 +70,8 @@ from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import jinja_ca
 
 try:
     from ansible.template import Templar
-    try:
-        from ansible.template import AnsibleEnvironment  # ansible-core 2.16 to 2.18
-    except ImportError:  # the templating engine of 2.19 and later
-        from ansible._internal._templating._jinja_bits import AnsibleEnvironment
 except ImportError:
-    AnsibleEnvironment = Templar = None
+    Templar = None
 
 # a task's fields that a worker templates, besides its arguments and conditionals
 TASK_FIELDS = ("vars", "loop", "loop_control", "environment", "delegate_to", "run_once",
@@ -86,6 +82,20 @@ EXPRESSIONS = jinja_cache.compiles_expressions(CORE_VERSION)
 CONDITIONALS = ("when", "changed_when", "failed_when", "until")
 # actions whose argument is a list of conditionals
 ASSERTS = ("assert", "ansible.builtin.assert", "ansible.legacy.assert")
+
+
+def _templar_and_environment():
+    """A templar, and the Jinja environment a worker's templating uses: from 2.19 behind the
+    templar's engine (whose `environment` property is deprecated), before it the templar's own.
+    Its class is the one the cache serves, so no private module of ansible-core is imported."""
+    if Templar is None:
+        return None, None
+    try:
+        templar = Templar(loader=None)
+        engine = getattr(templar, "_engine", None)
+        return templar, engine.environment if engine is not None else templar.environment
+    except Exception:  # pylint: disable=broad-except
+        return None, None
 
 
 class CallbackModule(CallbackBase):
@@ -119,15 +129,15 @@ class CallbackModule(CallbackBase):
 
     def _start_template_cache(self):
         refused = jinja_cache.refusal(CORE_VERSION, self.get_option("template_cache"))
-        if refused is None and (AnsibleEnvironment is None or not jinja_cache.install(AnsibleEnvironment)):
-            refused = "ansible-core %s has no Jinja environment to serve" % CORE_VERSION
+        templar = environment = None
+        if refused is None:
+            templar, environment = _templar_and_environment()
+            if environment is None or not jinja_cache.install(type(environment)):
+                refused = "ansible-core %s has no Jinja environment to serve" % CORE_VERSION
         if refused is not None:
             self._display.vvv("gpudirect.gcp.preload: templates compiled in each worker: %s" % refused)
             return
-        self.templar = Templar(loader=None)
-        # the environment a worker's templating uses (from 2.19 behind the templar's engine)
-        engine = getattr(self.templar, "_engine", None)
-        self.environment = engine.environment if engine is not None else self.templar.environment
+        self.templar, self.environment = templar, environment
 
     def _precompile(self, values, task=None):
         """Compile the templated text in values, and a task's own, before the workers fork.

@@ -63,6 +63,32 @@ def test_no_python_file_imports_a_private_ansible_module():
     assert wrong == {}
 
 
+def private_names(source, path="<text>"):
+    """The string constants of source that name a private ansible / ansible_test module."""
+    return [node.value for node in ast.walk(ast.parse(source, path))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and " " not in node.value
+            and _private(node.value)]
+
+
+def test_the_one_private_module_named_is_a_preload_memo_that_is_skipped_when_absent():
+    """The preload callback fills ansible-core's own per-process memos before the fork (on 2.21 a
+    private module holds them): named in one table, looked up at run time, and skipped (with no
+    error) on a core that has no such module. No other file names a private module."""
+    from ansible_collections.gpudirect.gcp.plugins.plugin_utils.core import preload
+
+    named = {}
+    for path in _python_files():
+        if path == "tests/unit/test_no_private_ansible_imports.py":
+            continue
+        with open(os.path.join(ROOT, path), "rb") as fh:
+            found = private_names(fh.read(), path)
+        if found:
+            named[path] = sorted(set(found))
+    assert named == {"plugins/plugin_utils/core/preload.py": sorted(set(row[0] for row in preload.CORE_MEMOS))}
+    assert preload.fill_core_memos((("ansible._no_such_module", "Result", "fields", ({},)),)) == (
+        0, ["ansible._no_such_module.Result.fields"])
+
+
 @pytest.mark.parametrize("source", [
     "from ansible.module_utils import _internal",
     "from ansible.module_utils._internal import _json",

@@ -85,7 +85,7 @@ def test_workers_take_the_compiled_templates_and_each_node_still_draws_its_own(t
     assert len(set(result["picked"] for result in with_cache.values())) == len(HOSTS)
     assert all(result["served"] == 0 for result in without.values())
     refused = "gpudirect.gcp.preload: templates compiled in each worker: "
-    assert preload.AnsibleEnvironment is not None  # every supported core is inside the cache's window
+    assert preload.Templar is not None  # every supported core is inside the cache's window
     # the conditional and both templates of the first task, the template of the second task's
     assert all(result["served"] >= 2 for result in with_cache.values())
     assert "templates compiled before the workers forked" in said and refused not in said

@@ -103,8 +103,8 @@ def test_the_callback_preloads_once_and_freezes_once_after_the_first_plays_templ
     monkeypatch.setattr(preload.gc, "freeze", lambda: calls.append("freeze"))
     # a core inside the cache's window, whichever runs the test
     monkeypatch.setattr(callback, "CORE_VERSION", "2.17.0")
-    monkeypatch.setattr(callback, "AnsibleEnvironment", type("StandIn", (object,), {}))
-    monkeypatch.setattr(callback, "Templar", lambda loader: types.SimpleNamespace(environment="environment"))
+    environment = type("StandIn", (object,), {})()
+    monkeypatch.setattr(callback, "Templar", lambda loader: types.SimpleNamespace(environment=environment))
     monkeypatch.setattr(jinja_cache, "install", lambda cls: calls.append("install " + cls.__name__) or True)
     plugin = callback.CallbackModule()
     monkeypatch.setattr(plugin, "get_option", {"template_cache": True}.get)  # as ansible.cfg would set it
@@ -119,7 +119,7 @@ def test_the_callback_preloads_once_and_freezes_once_after_the_first_plays_templ
     assert calls == ["import", ["action", "become", "connection", "shell"], "jinja filter test",
                      [("filter", True), ("test", False)], "memos", "install StandIn",
                      "variables of one", "precompile", "collect", "freeze", "variables of two", "precompile"]
-    assert plugin.environment == "environment"
+    assert plugin.environment is environment
     assert warnings == ["gpudirect.gcp.preload: cannot import x: broken"]
 
 
