@@ -92,27 +92,18 @@ $(CORE218_STAMP): requirements.txt requirements-user.txt requirements-dev.txt te
 
 venv-218: $(CORE218_STAMP)
 
-# ansible-core 2.17 and pytest alone, on the Python .venv is made on (2.17 runs on 3.10 to 3.12;
-# a Debian 13 system Python is 3.13)
-$(CORE217_STAMP): tests/requirements/core217.txt
-	@test -x $(CORE217)/bin/python || { py=$$(scripts/oldest-python.sh) && "$$py" -m venv $(CORE217); }
-	$(CORE217)/bin/python -m pip install -q -r tests/requirements/core217.txt
-	@touch $(CORE217_STAMP)
+# ansible-core and pytest alone, for the template cache's checks on each core of its window
+# (tests/requirements/core2NN.txt): 2.17 on the Python .venv is made on (2.17 runs on 3.10 to
+# 3.12; a Debian 13 system Python is 3.13), 2.19 and 2.20 on 3.12 or newer (venv-218 has a
+# recipe of its own, above, which make prefers to this pattern)
+$(CURDIR)/build/venv-2%/.installed: tests/requirements/core2%.txt
+	@test -x $(@D)/bin/python || { py=$$(scripts/$(if $(filter 17,$*),oldest,newest)-python.sh) && "$$py" -m venv $(@D); }
+	$(@D)/bin/python -m pip install -q -r $<
+	@touch $@
 
 venv-217: $(CORE217_STAMP)
 
-# 2.19 and 2.20 (the template cache's other cores; newer than 2.18, so Python 3.12 or newer)
-$(CORE219_STAMP): tests/requirements/core219.txt
-	@test -x $(CORE219)/bin/python || { py=$$(scripts/newest-python.sh) && "$$py" -m venv $(CORE219); }
-	$(CORE219)/bin/python -m pip install -q -r tests/requirements/core219.txt
-	@touch $(CORE219_STAMP)
-
 venv-219: $(CORE219_STAMP)
-
-$(CORE220_STAMP): tests/requirements/core220.txt
-	@test -x $(CORE220)/bin/python || { py=$$(scripts/newest-python.sh) && "$$py" -m venv $(CORE220); }
-	$(CORE220)/bin/python -m pip install -q -r tests/requirements/core220.txt
-	@touch $(CORE220_STAMP)
 
 venv-220: $(CORE220_STAMP)
 

@@ -123,6 +123,12 @@ def test_the_callback_preloads_once_and_freezes_once_after_the_first_plays_templ
     assert warnings == ["gpudirect.gcp.preload: cannot import x: broken"]
 
 
+def _fresh_python(script):
+    """script run by a fresh interpreter of this test's, with its imports."""
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+
+
 def test_the_builtin_jinja_tests_and_filters_are_loaded_before_the_fork():
     """A worker that evaluates `is succeeded` or `| bool` would otherwise import every builtin test
     or filter file itself (on Python before 3.13 the filter file imports crypt, which times its hash
@@ -143,8 +149,7 @@ def test_the_builtin_jinja_tests_and_filters_are_loaded_before_the_fork():
         "print(loaded())",
         "print(counts['filter'] > 50, counts['test'] > 20)",
     ])
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    out = _fresh_python(script)
     before, after, counted = out.stdout.splitlines()[-3:]
     assert before == "[]"
     assert after == "['filter core', 'test core']"
@@ -231,8 +236,7 @@ def test_remembered_lookups_give_ansible_core_the_same_filters_and_tests():
         "print(sum(1 for kind in after for v in after[kind].values() if v is None)"
         " == counts['filter'] + counts['test'])",
     ])
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    out = _fresh_python(script)
     assert out.stdout.splitlines()[-2:] == ["True True True", "True"]
 
 
@@ -287,6 +291,5 @@ def test_the_core_memos_named_are_filled_on_the_running_ansible_core():
         "else:",
         "    print(True)",
     ])
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    out = _fresh_python(script)
     assert out.stdout.splitlines()[-2:] == ["True True", "True"], out.stdout + out.stderr
