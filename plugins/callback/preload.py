@@ -132,7 +132,7 @@ class CallbackModule(CallbackBase):
         templar = environment = None
         if refused is None:
             templar, environment = _templar_and_environment()
-            if environment is None or not jinja_cache.install(type(environment)):
+            if environment is None or not jinja_cache.install(environment.__class__):
                 refused = "ansible-core %s has no Jinja environment to serve" % CORE_VERSION
         if refused is not None:
             self._display.vvv("gpudirect.gcp.preload: templates compiled in each worker: %s" % refused)
