@@ -115,8 +115,8 @@ def diagnose_host_places(hosts, hostvars):
         raise AnsibleFilterError("_diagnose_host_places: expects hostvars, got %s" % type(hostvars).__name__)
     topologies, families = {}, {}
     for host in hosts:
-        node = hostvars.get(host) if host in hostvars else None
-        node = node if isinstance(node, Mapping) else {}
+        node = hostvars.get(host)
+        node = node if isinstance(node, Mapping) else {}  # an unknown host: nothing known of it
         topologies[host] = node.get("gce_topology")
         families[host] = node.get("gpu_family")
     return diagnose_places(topologies, families)
