@@ -39,3 +39,28 @@ def test_parts_left_out_are_null_and_the_asked_part_is_there(tmp_path):
     assert [k for k in ("gpu", "nics", "rxdm", "plugin", "maintenance") if config[k] is not None] == []
     assert config["profile"]["path"] == "/etc/nccl/nccl.env"
     assert config["family"] == "a3-mega"
+
+
+AGENT_CONFIG_PLAY = """
+- name: The node_health role's config file
+  hosts: n0
+  gather_facts: false
+  tasks:
+    - name: Write the agent's config
+      ansible.builtin.include_role:
+        name: gpudirect.gcp.node_health
+        tasks_from: config
+"""
+
+
+def test_the_agents_config_says_where_the_node_sits_and_nothing_where_the_inventory_does_not(tmp_path):
+    topology = {"cluster": "c1", "block": "b1", "subblock": "s1", "host": "h-n0"}
+    config = tmp_path / "health.json"
+    settings = {"node_health_config_file": str(config), "node_health_run_now": False}
+    for host_vars, place in (({"gpu_family": "a3-mega", "gce_topology": topology}, topology),
+                             ({"gpu_family": "a3-mega"}, None)):
+        if config.exists():
+            config.unlink()
+        rc, out = local_play.run(tmp_path, AGENT_CONFIG_PLAY, host_vars, settings)
+        assert rc == 0, out
+        assert json.loads(config.read_text()).get("place") == place
