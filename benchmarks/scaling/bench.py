@@ -16,7 +16,9 @@ between the smallest and the largest size, so the fixed cost of a run (start-up,
 own plays) does not hide in it, as the median of the samples with their spread (the slope of the
 lowest and of the highest pair), against the targets (cold site.yml 8, re-run 3, diagnose 3 CPU-s a
 node), and the controller's memory during the first cold run: the main process's peak and one
-forked worker's share (PSS), the figures docs/scale.md sizes forks from.
+forked worker's share (PSS), the figures docs/scale.md sizes forks from. Each timed run also
+records every task's controller CPU time (callbacks/task_cpu.py), and the benchmark lists, for each
+kind of run, the tasks whose cost grows the most with the cluster (the same slope, task by task).
 
 It prints wall time, the controller's CPU time (ansible-playbook, its workers and their SSH
 children; the node containers are not its children) and the ratio of the largest size to the
@@ -26,12 +28,13 @@ controller and in the node container, on the same cores.
 
     make bench-scaling (both cores, one after the other), or:
     .venv/bin/python benchmarks/scaling/bench.py [--sizes 2,6] [--tasks 20] [--repeat 3] [--cold-repeat 3]
-                                                 [--core oldest|newest] [--site] [--keep]
+                                                 [--core oldest|newest] [--site] [--keep] [--top 12]
 """
 
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import json
 import os
 import re
 import resource
@@ -48,6 +51,8 @@ SANDBOX = [sys.executable, os.path.join(ROOT, "tests", "sandbox", "sandbox.py")]
 CORES = {"oldest": os.path.join(ROOT, ".venv", "bin"),
          "newest": os.path.join(ROOT, "build", "venv-newest", "bin")}
 PLAYBOOK = os.path.join(CORES["oldest"], "ansible-playbook")
+# the task_cpu callback: each task's controller CPU time, for the per-task slopes
+PROFILER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "callbacks")
 FAMILY = "a3-mega"
 
 
@@ -101,16 +106,38 @@ def workers_of(pid):
     return out
 
 
-def run(argv, log, check=True, memory=None):
+def task_profile(path):
+    """{task: controller CPU seconds} of one run, from the task_cpu callback's lines (a task run more
+    than once, in a loop of includes, summed)."""
+    out = {}
+    try:
+        with open(path) as fh:
+            for line in fh:
+                entry = json.loads(line)
+                out[entry["task"]] = out.get(entry["task"], 0.0) + entry["cpu"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return out
+
+
+def run(argv, log, check=True, memory=None, profile=None):
     """Run argv with its output in log; return (wall seconds, controller CPU seconds).
 
     memory, a dict, gets the peak PSS of the main process and the median PSS of
-    one forked worker (KiB), and the most workers seen at once, sampled twice a second."""
+    one forked worker (KiB), and the most workers seen at once, sampled twice a second.
+    profile, a list, gets the run's {task: controller CPU seconds} (callbacks/task_cpu.py)."""
+    env = None
+    if profile is not None:
+        tasks_file = log + ".tasks.jsonl"
+        if os.path.exists(tasks_file):
+            os.unlink(tasks_file)
+        env = dict(os.environ, GPUDIRECT_BENCH_TASK_CPU=tasks_file, ANSIBLE_CALLBACK_PLUGINS=PROFILER,
+                   ANSIBLE_CALLBACKS_ENABLED="gpudirect.gcp.preload,task_cpu")
     with open(log, "a") as fh:
         fh.write("\n$ %s\n" % " ".join(argv))
         fh.flush()
         cpu0, wall0 = children_cpu(), time.monotonic()
-        proc = subprocess.Popen(argv, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, env=env)
         main_peak, per_worker, most = 0, [], 0
         while proc.poll() is None:
             if memory is not None:
@@ -127,6 +154,8 @@ def run(argv, log, check=True, memory=None):
                       workers=most)
     if check and rc != 0:
         sys.exit("bench: %s failed (exit %d), see %s" % (" ".join(argv[:3]), rc, log))
+    if profile is not None:
+        profile.append(task_profile(tasks_file))
     return wall, cpu
 
 
@@ -174,6 +203,22 @@ def slope(small, large, small_nodes, large_nodes):
             per_node(cpu_small[-1], cpu_large[0]), per_node(cpu_small[0], cpu_large[-1]))
 
 
+def task_slopes(small_runs, large_runs, small_nodes, large_nodes):
+    """[(CPU-s a node, task)] for each task, the largest first: the slope of its mean controller CPU
+    over the runs of each size. A task whose cost grows with the cluster on every node (an expression
+    over every node's variables, evaluated for each node) stands out from the rest here."""
+    def mean(runs):
+        tasks = {}
+        for profile in runs:
+            for task, cpu in profile.items():
+                tasks[task] = tasks.get(task, 0.0) + cpu / len(runs)
+        return tasks
+    small, large = mean(small_runs), mean(large_runs)
+    span = float(large_nodes - small_nodes)
+    slopes = [((large.get(t, 0.0) - small.get(t, 0.0)) / span, t) for t in set(small) | set(large)]
+    return sorted(slopes, key=lambda pair: (-pair[0], pair[1]))
+
+
 def target_verdict(mid, target):
     """Whether a slope meets its target, compared at the CPU clock's resolution (0.01 s): the figures
     are differences of sums, and float arithmetic leaves 3.0 as 3.0000000000000004."""
@@ -204,25 +249,28 @@ def measure(nodes, args, work):
                     "-e", "nccl_tests_report_dir=%s" % os.path.join(work, name)]
             result["memory"] = {}
             result["results"] = {}
+            result["tasks"] = {"site": [], "rerun": [], "diagnose": []}
             # cold: fresh nodes each time; the first sample also watches the controller's memory
             result["site"] = []
             for number in range(args.cold_repeat):
                 if number:
                     run(down, log)
                     run(up, log)
-                result["site"].append(run(site, log, memory=None if number else result["memory"]))
+                result["site"].append(run(site, log, memory=None if number else result["memory"],
+                                          profile=result["tasks"]["site"]))
             result["results"]["site"] = results_per_node(log)
             # the median of --repeat re-runs: the figure most real runs are, and the noisiest on a shared machine
             reruns, taken = [], []
             for _r in range(args.repeat):
-                reruns.append(run(site, log))
+                reruns.append(run(site, log, profile=result["tasks"]["rerun"]))
                 taken.extend(full_paths(log))
             result["rerun"] = median_pair(reruns)
             result["results"]["rerun"] = results_per_node(log)
             result["rerun_full_paths"] = taken
             result["diagnose"] = run([PLAYBOOK, "-i", inventory, "gpudirect.gcp.diagnose",
                                       "-e", "diagnose_nccl_tests=false", "-e", "diagnose_fail_on_findings=false",
-                                      "-e", "diagnose_report_dir=%s" % os.path.join(work, name)], log)
+                                      "-e", "diagnose_report_dir=%s" % os.path.join(work, name)], log,
+                                     profile=result["tasks"]["diagnose"])
             result["results"]["diagnose"] = results_per_node(log)
     finally:
         if not args.keep:
@@ -234,6 +282,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2,6", help="node counts, the smallest first")
     parser.add_argument("--tasks", type=int, default=20, help="ping tasks in the floor playbook")
+    parser.add_argument("--top", type=int, default=12, help="tasks listed by their slope, for each run")
     parser.add_argument("--repeat", type=int, default=3, help="floor runs and site.yml re-runs per size (median)")
     parser.add_argument("--cold-repeat", type=int, default=3,
                         help="site.yml runs on fresh nodes per size, with --site (median and spread)")
@@ -263,7 +312,7 @@ def main():
         print("measured %d nodes: %s" % (nodes, ", ".join(
             "%s %.1f s wall, %.1f s controller CPU" % ((k,) + (median_pair(v) if k == "site" else v))
             for k, v in sorted(results[nodes].items())
-            if k not in ("memory", "results", "rerun_full_paths"))), flush=True)
+            if k not in ("memory", "results", "rerun_full_paths", "tasks"))), flush=True)
     small, large = sizes[0], sizes[-1]
     print()
     print("scaling benchmark on %s, SANDBOX (podman nodes on this machine, %d CPU(s) shared by the "
@@ -293,6 +342,16 @@ def main():
             spread = " (%d samples a size: %.1f to %.1f)" % (len(samples[0]), low, high) if key == "site" else ""
             print("  %-28s %6.1f CPU-s a node%s (target %.0f by the median: %s); %d task results a node" % (
                 label, mid, spread, target, target_verdict(mid, target), results[large]["results"][key]))
+        print()
+        print("where a node's controller CPU goes: the tasks with the largest slope (%d to %d nodes; "
+              "callbacks/task_cpu.py)" % (small, large))
+        for key, label in (("site", "site.yml, cold"), ("rerun", "site.yml, converged re-run"),
+                           ("diagnose", "diagnose, no NCCL tests")):
+            slopes = task_slopes(results[small]["tasks"][key], results[large]["tasks"][key], small, large)
+            total = sum(s for s, _t in slopes)
+            print("  %s: %.1f CPU-s a node over %d tasks; the top %d:" % (label, total, len(slopes), args.top))
+            for per_node, task in slopes[:args.top]:
+                print("    %6.3f  %4.1f %%  %s" % (per_node, 100.0 * per_node / total if total else 0.0, task[:110]))
         for nodes in sizes:
             taken = results[nodes]["rerun_full_paths"]
             verdict = ("converged, no phase took its full path" if not taken else
