@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every Molecule scenario under extensions/molecule/ (each one starts its
-# own sandbox cluster, named after the scenario), three at a time by default:
-# a scenario leaves the CPUs idle while it waits (NCCL test runs over MPI and
-# SSH, nodes starting and stopping), and a third one fills that time.
+# own sandbox cluster, named after the scenario), one more at a time than the
+# machine has cores (three on two cores) by default: a scenario leaves the CPUs
+# idle while it waits (NCCL test runs over MPI and SSH, nodes starting and
+# stopping), and the one more fills that time; at most one for each 3 GiB of
+# memory available (a lane's nodes, its controller and its nested podman).
 #   scripts/molecule-all.sh                 all scenarios
 #   scripts/molecule-all.sh rxdm sandbox    only these
 #   MOLECULE_JOBS=1 scripts/molecule-all.sh one at a time
@@ -22,7 +24,10 @@ export PATH="$root/.venv/bin:$PATH"
 export ANSIBLE_CONFIG="$root/ansible.cfg" ANSIBLE_NOCOLOR=1 PY_COLORS=0 NO_COLOR=1
 # every line reaches the log when it is printed, so that its time stamp is right
 export PYTHONUNBUFFERED=1
-jobs="${MOLECULE_JOBS:-3}"
+cores=$(nproc)
+lanes_by_memory=$(awk '/^MemAvailable:/{print int($2 / (3 * 1024 * 1024)); exit}' /proc/meminfo)
+lanes=$((cores + 1 < lanes_by_memory ? cores + 1 : lanes_by_memory))
+jobs="${MOLECULE_JOBS:-$((lanes > 0 ? lanes : 1))}"
 logs="$root/build/molecule"
 mkdir -p "$logs"
 "$root/scripts/link-collection.sh"

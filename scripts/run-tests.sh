@@ -37,8 +37,9 @@ stage_sanity() {
   "$root/scripts/sanity.sh"
 }
 
+# one pytest worker a core: the stages side by side already keep more processes than cores
 stage_units() {
-  pytest -q -n 2 tests/unit
+  pytest -q -n "$(nproc)" tests/unit
 }
 
 stage_build() {
@@ -69,7 +70,7 @@ stage_sanity-218() { on_core 218 "$core218" venv-218 stage_sanity; }
 # ansible-playbook (tests/unit/roles, tests/unit/playbooks) prove nothing on it that the oldest
 # and the newest do not: they run on those two, everything else on all three
 stage_units-218() {
-  on_core 218 "$core218" venv-218 pytest -q -n 2 tests/unit --ignore=tests/unit/roles --ignore=tests/unit/playbooks
+  on_core 218 "$core218" venv-218 pytest -q -n "$(nproc)" tests/unit --ignore=tests/unit/roles --ignore=tests/unit/playbooks
 }
 
 stage_integration() {
