@@ -89,6 +89,11 @@ order=()
 busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
 hz=$(getconf CLK_TCK)
 group_cpu=()
+# one line for the group that just ended: its wall time and the machine's busy CPU time meanwhile
+group_done() {
+  group_cpu+=("$(printf '%-52s %5ss wall %6s CPU-s' "$group" $((SECONDS - group_t0)) \
+    $((($(busy_jiffies) - busy_at) / hz)))")
+}
 run_stage() {
   local s="$1" t0=$SECONDS
   if ! declare -F "stage_$s" >/dev/null; then
@@ -109,7 +114,7 @@ for group in "${stages[@]}"; do
     echo "=================== stage: $s ==================="
     run_stage "$s"
     echo "------------------- $s ${result[$s]} (${secs[$s]}s)"
-    group_cpu+=("$(printf '%-52s %5ss wall %6s CPU-s' "$group" $((SECONDS - group_t0)) $(( ($(busy_jiffies) - busy_at) / hz )))")
+    group_done
     continue
   fi
   # side by side: each stage in a subshell that writes its log and its
@@ -132,7 +137,7 @@ for group in "${stages[@]}"; do
     result[$s]=$res; secs[$s]=$sec
     echo "------------------- $s ${result[$s]} (${secs[$s]}s, side by side with the group)"
   done
-  group_cpu+=("$(printf '%-52s %5ss wall %6s CPU-s' "$group" $((SECONDS - group_t0)) $(( ($(busy_jiffies) - busy_at) / hz )))")
+  group_done
 done
 
 passed=0; failed=0
