@@ -4,9 +4,9 @@
 
 With the linear strategy a task runs on every host before the next starts, so the controller's
 CPU time between two task starts (the main process's own, and that of the workers it has reaped)
-is that task's: at each task start the workers of the one before are waited for and reaped. Written as JSON lines to $GPUDIRECT_BENCH_TASK_CPU:
-{"task": "role : name", "cpu": seconds}, one line a task start (a task run again, in a loop of
-includes, is a line each time)."""
+is that task's: at each task start the workers of the one before are waited for and reaped.
+Written as JSON lines to $GPUDIRECT_BENCH_TASK_CPU: {"task": "role : name", "cpu": seconds}, one
+line a task start (a task run again, in a loop of includes, is a line each time)."""
 
 from __future__ import absolute_import, division, print_function
 
