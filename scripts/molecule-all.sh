@@ -106,8 +106,8 @@ run_one() {
 export -f run_one
 export logs root newest_scenarios
 : > "$logs/_results"
-# busy and total jiffies of all CPUs so far (the first line of /proc/stat)
-cpu_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat; }
+# shellcheck source=cpu-jiffies.sh
+. "$root/scripts/cpu-jiffies.sh"
 read -r busy0 total0 < <(cpu_jiffies)
 start=$SECONDS
 echo "molecule: ${#scenarios[@]} scenario(s), $jobs at a time: ${scenarios[*]}"

@@ -83,10 +83,11 @@ stage_molecule() {
 
 declare -A result secs
 order=()
-# busy CPU time of the whole machine, in jiffies (the first line of /proc/stat), as
-# scripts/molecule-all.sh reads it: the stages' own processes, the sandbox nodes and
-# the podman daemons they start all count, which a stage's own children do not
-busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
+# busy CPU time of the whole machine: the sandbox nodes and the podman daemons
+# count too, which a stage's own children would not
+# shellcheck source=cpu-jiffies.sh
+. "$root/scripts/cpu-jiffies.sh"
+busy_jiffies() { local busy _total; read -r busy _total < <(cpu_jiffies); echo "$busy"; }
 hz=$(getconf CLK_TCK)
 group_cpu=()
 # one line for the group that just ended: its wall time and the machine's busy CPU time meanwhile
